@@ -1,0 +1,218 @@
+//! Board geometry: ghost-square bitboards for 8x8 and 10x10 and the square <-> bit maps.
+//!
+//! The playable squares of a board live in one `u64` with one unused "ghost" bit after
+//! every two rows (the layout of Scan's `bit.hpp`). With it every diagonal step is a fixed
+//! shift (4 or 5 on 8x8, 5 or 6 on 10x10), and a step off the left or right edge lands on a
+//! ghost bit or outside the board mask, so no edge masks are needed.
+//!
+//! Layout on 10x10 (bit index = square index + square index / 10, squares counted from 0):
+//! ```text
+//!  row 0:    0   1   2   3   4        (PDN  1..5,  columns b d f h j)
+//!  row 1:  5   6   7   8   9          (PDN  6..10, columns a c e g i)
+//!  ghost 10
+//!  row 2:   11  12  13  14  15        (PDN 11..15)
+//!  row 3: 16  17  18  19  20          ...
+//! ```
+//! Up-left is `>> 6`, up-right `>> 5`, down-left `<< 5`, down-right `<< 6`; on 8x8 the same
+//! with 5 and 4.
+
+/// A set of board bits (ghost layout, see the module documentation).
+pub type Bitboard = u64;
+
+/// One of the four diagonal directions, as seen by White (up = towards square 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    /// Towards square 1 and the left edge.
+    UpLeft = 0,
+    /// Towards square 1 and the right edge.
+    UpRight = 1,
+    /// Towards the last square and the left edge.
+    DownLeft = 2,
+    /// Towards the last square and the right edge.
+    DownRight = 3,
+}
+
+impl Dir {
+    /// All four directions.
+    pub const ALL: [Dir; 4] = [Dir::UpLeft, Dir::UpRight, Dir::DownLeft, Dir::DownRight];
+    /// The two directions towards square 1.
+    pub const UP: [Dir; 2] = [Dir::UpLeft, Dir::UpRight];
+    /// The two directions towards the last square.
+    pub const DOWN: [Dir; 2] = [Dir::DownLeft, Dir::DownRight];
+
+    /// The opposite direction.
+    #[inline(always)]
+    pub const fn reverse(self) -> Dir {
+        match self {
+            Dir::UpLeft => Dir::DownRight,
+            Dir::UpRight => Dir::DownLeft,
+            Dir::DownLeft => Dir::UpRight,
+            Dir::DownRight => Dir::UpLeft,
+        }
+    }
+}
+
+/// The shape of a board: its size and how squares map onto bits.
+pub trait Geometry: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
+    /// Squares per side (8 or 10).
+    const SIZE: usize;
+    /// Playable squares (32 or 50).
+    const SQUARES: usize;
+    /// Playable squares in one row (4 or 5).
+    const PER_ROW: usize;
+    /// The shift of the up-right / down-left diagonal.
+    const SHORT: u32;
+    /// The shift of the up-left / down-right diagonal.
+    const LONG: u32;
+    /// Every playable bit.
+    const BOARD: Bitboard;
+    /// Bit index of each square index (0-based PDN square).
+    const BIT_OF: [u8; 64];
+    /// Square index of each bit (255 for ghost and off-board bits).
+    const SQUARE_OF: [u8; 64];
+
+    /// Shifts a set one step in a direction; bits leaving the board are dropped.
+    #[inline(always)]
+    fn step(set: Bitboard, dir: Dir) -> Bitboard {
+        let moved = match dir {
+            Dir::UpLeft => set >> Self::LONG,
+            Dir::UpRight => set >> Self::SHORT,
+            Dir::DownLeft => set << Self::SHORT,
+            Dir::DownRight => set << Self::LONG,
+        };
+        moved & Self::BOARD
+    }
+
+    /// The bits of one row (0 = the top row, where Black men start).
+    fn row_mask(row: usize) -> Bitboard {
+        let mut mask = 0;
+        for i in 0..Self::PER_ROW {
+            mask |= 1u64 << Self::BIT_OF[row * Self::PER_ROW + i];
+        }
+        mask
+    }
+
+    /// Row (0 = top) and column (0 = left) of a square index, in the standard colouring
+    /// where the top-left corner square is not playable.
+    fn row_col(square: usize) -> (usize, usize) {
+        let row = square / Self::PER_ROW;
+        let index = square % Self::PER_ROW;
+        let col = 2 * index + usize::from(row % 2 == 0);
+        (row, col)
+    }
+}
+
+const fn ghost_tables<const SQUARES: usize, const PER_PAIR: usize>() -> ([u8; 64], [u8; 64]) {
+    let mut bit_of = [255u8; 64];
+    let mut square_of = [255u8; 64];
+    let mut sq = 0;
+    while sq < SQUARES {
+        let bit = sq + sq / PER_PAIR;
+        bit_of[sq] = bit as u8;
+        square_of[bit] = sq as u8;
+        sq += 1;
+    }
+    (bit_of, square_of)
+}
+
+const fn board_mask<const SQUARES: usize, const PER_PAIR: usize>() -> u64 {
+    let mut mask = 0u64;
+    let mut sq = 0;
+    while sq < SQUARES {
+        mask |= 1u64 << (sq + sq / PER_PAIR);
+        sq += 1;
+    }
+    mask
+}
+
+const TABLES_8: ([u8; 64], [u8; 64]) = ghost_tables::<32, 8>();
+const TABLES_10: ([u8; 64], [u8; 64]) = ghost_tables::<50, 10>();
+
+/// The 8x8 board: 32 squares in 35 bits, ghosts at bits 8, 17 and 26.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Board8;
+
+impl Geometry for Board8 {
+    const SIZE: usize = 8;
+    const SQUARES: usize = 32;
+    const PER_ROW: usize = 4;
+    const SHORT: u32 = 4;
+    const LONG: u32 = 5;
+    const BOARD: Bitboard = board_mask::<32, 8>();
+    const BIT_OF: [u8; 64] = TABLES_8.0;
+    const SQUARE_OF: [u8; 64] = TABLES_8.1;
+}
+
+/// The 10x10 board: 50 squares in 54 bits, ghosts at bits 10, 21, 32 and 43.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Board10;
+
+impl Geometry for Board10 {
+    const SIZE: usize = 10;
+    const SQUARES: usize = 50;
+    const PER_ROW: usize = 5;
+    const SHORT: u32 = 5;
+    const LONG: u32 = 6;
+    const BOARD: Bitboard = board_mask::<50, 10>();
+    const BIT_OF: [u8; 64] = TABLES_10.0;
+    const SQUARE_OF: [u8; 64] = TABLES_10.1;
+}
+
+/// Iterates over the bit indices of a set, lowest first.
+#[derive(Clone, Copy, Debug)]
+pub struct Bits(pub Bitboard);
+
+impl Iterator for Bits {
+    type Item = u32;
+    #[inline(always)]
+    fn next(&mut self) -> Option<u32> {
+        if self.0 == 0 {
+            None
+        } else {
+            let bit = self.0.trailing_zeros();
+            self.0 &= self.0 - 1;
+            Some(bit)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Neighbours computed from row and column must equal the shift steps.
+    fn check_steps<G: Geometry>() {
+        for sq in 0..G::SQUARES {
+            let (row, col) = G::row_col(sq);
+            let bit = 1u64 << G::BIT_OF[sq];
+            for dir in Dir::ALL {
+                let (dr, dc): (isize, isize) = match dir {
+                    Dir::UpLeft => (-1, -1),
+                    Dir::UpRight => (-1, 1),
+                    Dir::DownLeft => (1, -1),
+                    Dir::DownRight => (1, 1),
+                };
+                let (r, c) = (row as isize + dr, col as isize + dc);
+                let expected = if r < 0 || c < 0 || r >= G::SIZE as isize || c >= G::SIZE as isize {
+                    0
+                } else {
+                    let target = (0..G::SQUARES)
+                        .find(|&s| G::row_col(s) == (r as usize, c as usize))
+                        .expect("a diagonal neighbour is a playable square");
+                    1u64 << G::BIT_OF[target]
+                };
+                assert_eq!(G::step(bit, dir), expected, "square {} {:?}", sq + 1, dir);
+            }
+        }
+    }
+
+    #[test]
+    fn steps_match_row_and_column_8x8() {
+        check_steps::<Board8>();
+    }
+
+    #[test]
+    fn steps_match_row_and_column_10x10() {
+        check_steps::<Board10>();
+    }
+}

@@ -1,0 +1,110 @@
+//! The command line: parses arguments with clap and runs the chosen subcommand.
+
+use crate::notation::fen::parse_fen;
+use crate::perft::{divide, perft};
+use crate::position::Position;
+use crate::rules::{Rules, Variant};
+use crate::with_variant;
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+use std::io::Write;
+use std::time::Instant;
+
+/// damka: a draughts and checkers engine.
+#[derive(Parser, Debug)]
+#[command(name = "damka", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count the leaves of the legal move tree (bulk counting at the last ply).
+    ///
+    /// Example: damka perft --variant international 6
+    Perft {
+        /// The rule set: english, international, brazilian, russian, pool, italian, spanish,
+        /// czech, towers.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// Start from this PDN FEN instead of the start position.
+        #[arg(long)]
+        fen: Option<String>,
+        /// First print each root move with its count.
+        #[arg(long)]
+        divide: bool,
+        /// Plies to search.
+        depth: u32,
+    },
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() { 2 } else { 0 };
+        }
+    };
+    init_logging();
+    match cli.command {
+        Some(Command::Perft {
+            variant,
+            fen,
+            divide,
+            depth,
+        }) => with_variant!(variant, R => run_perft::<R>(fen.as_deref(), divide, depth)),
+        None => {
+            eprintln!("damka: no protocol front end yet; try 'damka perft --help'");
+            2
+        }
+    }
+}
+
+/// Logging goes to stderr and is off unless `RUST_LOG` asks for it.
+fn init_logging() {
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("off"))
+        .target(env_logger::Target::Stderr)
+        .try_init();
+}
+
+fn run_perft<R: Rules>(fen: Option<&str>, show_divide: bool, depth: u32) -> i32 {
+    let position = match fen {
+        None => Position::<R>::start(),
+        Some(text) => match parse_fen::<R>(text) {
+            Ok(position) => position,
+            Err(error) => {
+                eprintln!("damka perft: bad FEN: {error}");
+                return 2;
+            }
+        },
+    };
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    let started = Instant::now();
+    let total = if show_divide {
+        let mut total = 0;
+        for (text, count) in divide(&position, depth) {
+            total += count;
+            let _ = writeln!(out, "{text}: {count}");
+            let _ = out.flush();
+        }
+        if depth == 0 { 1 } else { total }
+    } else {
+        perft(&position, depth)
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let rate = if seconds > 0.0 {
+        total as f64 / seconds / 1e6
+    } else {
+        0.0
+    };
+    let _ = writeln!(
+        out,
+        "perft {depth}: {total} leaves in {seconds:.3} s ({rate:.1} M leaves/s)"
+    );
+    let _ = out.flush();
+    0
+}

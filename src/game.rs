@@ -1,0 +1,277 @@
+//! A game: positions and moves played, undo, and the end of the game (win or the variant's draw rules).
+
+use crate::board::{Bits, Geometry};
+use crate::movegen::MoveList;
+use crate::notation::fen::{ParseFenError, parse_fen};
+use crate::notation::movetext::{ParseMoveError, parse_move_in, write_move_in};
+use crate::position::{Move, Position};
+use crate::rules::{Color, Rules, SmallEndgame};
+use std::fmt;
+
+/// Why a game ended in a draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawReason {
+    /// The same position with the same side to move occurred the variant's number of times.
+    Repetition,
+    /// The variant's number of moves without a capture or a man move.
+    NoProgress,
+    /// The variant's small-endgame limit ran out.
+    SmallEndgame,
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The side to move has no legal move (no pieces, or all blocked) and loses.
+    Win(Color),
+    /// A draw rule applies.
+    Draw(DrawReason),
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Win(color) => write!(
+                f,
+                "{} wins ({} has no legal move)",
+                color.name(),
+                color.opponent().name()
+            ),
+            Outcome::Draw(DrawReason::Repetition) => write!(f, "draw by repetition"),
+            Outcome::Draw(DrawReason::NoProgress) => {
+                write!(f, "draw: no capture and no man move for too long")
+            }
+            Outcome::Draw(DrawReason::SmallEndgame) => {
+                write!(f, "draw: small-endgame move limit reached")
+            }
+        }
+    }
+}
+
+impl Outcome {
+    /// The PDN result tag text: `2-0`, `0-2` or `1-1` on 10x10, `1-0`, `0-1` or `1/2-1/2` on 8x8.
+    pub fn pdn_result<R: Rules>(&self) -> &'static str {
+        let ten = R::Geometry::SIZE == 10;
+        match (self, ten) {
+            (Outcome::Win(Color::White), true) => "2-0",
+            (Outcome::Win(Color::Black), true) => "0-2",
+            (Outcome::Draw(_), true) => "1-1",
+            (Outcome::Win(Color::White), false) => "1-0",
+            (Outcome::Win(Color::Black), false) => "0-1",
+            (Outcome::Draw(_), false) => "1/2-1/2",
+        }
+    }
+}
+
+/// What one played move changed, for undo.
+#[derive(Clone, Copy, Debug)]
+struct Record<R: Rules> {
+    before: Position<R>,
+    mv: Move,
+    reversible_plies: u32,
+    endgame_plies: u32,
+}
+
+/// A game of variant `R` from some start position.
+#[derive(Clone, Debug)]
+pub struct Game<R: Rules> {
+    start: Position<R>,
+    position: Position<R>,
+    history: Vec<Record<R>>,
+    /// Plies since the last capture or man move.
+    reversible_plies: u32,
+    /// Plies played in the current small-endgame configuration.
+    endgame_plies: u32,
+}
+
+impl<R: Rules> Default for Game<R> {
+    fn default() -> Self {
+        Self::new(Position::start())
+    }
+}
+
+impl<R: Rules> Game<R> {
+    /// A game from `start`.
+    pub fn new(start: Position<R>) -> Self {
+        Game {
+            start,
+            position: start,
+            history: Vec::new(),
+            reversible_plies: 0,
+            endgame_plies: 0,
+        }
+    }
+
+    /// A game from a PDN FEN.
+    pub fn from_fen(fen: &str) -> Result<Self, ParseFenError> {
+        parse_fen::<R>(fen).map(Self::new)
+    }
+
+    /// The start position.
+    pub fn start(&self) -> &Position<R> {
+        &self.start
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position<R> {
+        &self.position
+    }
+
+    /// The moves played, in order.
+    pub fn moves(&self) -> impl Iterator<Item = &Move> + '_ {
+        self.history.iter().map(|r| &r.mv)
+    }
+
+    /// The positions before each move, oldest first, followed by the current one.
+    pub fn positions(&self) -> impl Iterator<Item = &Position<R>> + '_ {
+        self.history
+            .iter()
+            .map(|r| &r.before)
+            .chain(std::iter::once(&self.position))
+    }
+
+    /// Plies played.
+    pub fn ply(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Plies since the last capture or man move.
+    pub fn reversible_plies(&self) -> u32 {
+        self.reversible_plies
+    }
+
+    /// The legal moves in the current position.
+    pub fn legal_moves(&self) -> MoveList {
+        self.position.legal_moves()
+    }
+
+    /// Plays a move that is legal in the current position.
+    pub fn play(&mut self, mv: Move) {
+        let before = self.position;
+        let man_moved = before.kings() & (1u64 << mv.from) == 0;
+        self.history.push(Record {
+            before,
+            mv,
+            reversible_plies: self.reversible_plies,
+            endgame_plies: self.endgame_plies,
+        });
+        self.position = before.play(&mv);
+        self.reversible_plies = if mv.is_capture() || man_moved {
+            0
+        } else {
+            self.reversible_plies + 1
+        };
+        let material_changed = mv.is_capture() || mv.promotes;
+        self.endgame_plies = match small_endgame_limit(&self.position) {
+            Some(_) if !material_changed && small_endgame_limit(&before).is_some() => {
+                self.endgame_plies + 1
+            }
+            _ => 0,
+        };
+    }
+
+    /// Reads a move text against the current position and plays it; on error the game is
+    /// unchanged.
+    pub fn play_text(&mut self, text: &str) -> Result<Move, ParseMoveError> {
+        let legal = self.legal_moves();
+        let mv = parse_move_in(&self.position, text, &legal)?;
+        self.play(mv);
+        Ok(mv)
+    }
+
+    /// Takes back the last move, returning it; `None` at the start.
+    pub fn undo(&mut self) -> Option<Move> {
+        let record = self.history.pop()?;
+        self.position = record.before;
+        self.reversible_plies = record.reversible_plies;
+        self.endgame_plies = record.endgame_plies;
+        Some(record.mv)
+    }
+
+    /// How often the current position (same side to move) has occurred, this time included.
+    pub fn repetitions(&self) -> u32 {
+        let hash = self.position.hash();
+        // Only positions since the last capture or man move can repeat.
+        let window = self.reversible_plies as usize;
+        let mut count = 1;
+        let len = self.history.len();
+        let mut back = 2;
+        while back <= window && back <= len {
+            if self.history[len - back].before.hash() == hash {
+                count += 1;
+            }
+            back += 2;
+        }
+        count
+    }
+
+    /// The outcome, if the game is over.
+    pub fn outcome(&self) -> Option<Outcome> {
+        let mut scratch = MoveList::new();
+        if self.position.count_legal_moves(&mut scratch) == 0 {
+            return Some(Outcome::Win(self.position.side_to_move().opponent()));
+        }
+        self.draw_reason().map(Outcome::Draw)
+    }
+
+    /// The draw rule that applies now, if any.
+    pub fn draw_reason(&self) -> Option<DrawReason> {
+        let rules = R::DRAW_RULES;
+        if self.repetitions() >= rules.repetitions {
+            return Some(DrawReason::Repetition);
+        }
+        if rules.no_progress_plies > 0 && self.reversible_plies >= rules.no_progress_plies {
+            return Some(DrawReason::NoProgress);
+        }
+        if let Some(limit) = small_endgame_limit(&self.position)
+            && self.endgame_plies >= limit
+        {
+            return Some(DrawReason::SmallEndgame);
+        }
+        None
+    }
+
+    /// The moves played so far as text, each written in its own position.
+    pub fn move_texts(&self) -> Vec<String> {
+        self.history
+            .iter()
+            .map(|r| write_move_in(&r.before, &r.mv, &r.before.legal_moves()))
+            .collect()
+    }
+}
+
+/// The plies a small-endgame configuration may last before it is drawn, for the variant's
+/// rule (see [`SmallEndgame`]), or `None` when the position is not such an endgame.
+pub fn small_endgame_limit<R: Rules>(position: &Position<R>) -> Option<u32> {
+    let counts = |color: Color| {
+        (
+            position.pieces(color).count_ones(),
+            position.kings_of(color).count_ones(),
+        )
+    };
+    let (white, black) = (counts(Color::White), counts(Color::Black));
+    // The lone king and its opponent, whichever side that is.
+    let (strong, lone_color) = match (white, black) {
+        (w, (1, 1)) if w.1 >= 1 => (w, Color::Black),
+        ((1, 1), b) if b.1 >= 1 => (b, Color::White),
+        _ => return None,
+    };
+    match R::DRAW_RULES.small_endgame {
+        SmallEndgame::None => None,
+        // FMJD art. 8.3.
+        SmallEndgame::International => match strong.0 {
+            3 => Some(32),
+            1 | 2 => Some(10),
+            _ => None,
+        },
+        // Three kings against a lone king holding the main diagonal (a1-h8): 15 moves each.
+        SmallEndgame::Russian => {
+            let lone = position.kings_of(lone_color);
+            let on_main_diagonal = Bits(lone).all(|bit| {
+                let (row, col) = crate::notation::physical_row_col::<R>(bit as u8);
+                row + col == R::Geometry::SIZE - 1
+            });
+            (strong.1 >= 3 && strong.0 == strong.1 && on_main_diagonal).then_some(30)
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! damka: a draughts and checkers engine library (rules, notation, games, perft).
+#![deny(missing_docs)]
+
+pub mod board;
+pub mod cli;
+pub mod game;
+pub mod movegen;
+pub mod notation;
+pub mod perft;
+pub mod position;
+pub mod rules;
+
+pub use board::{Bitboard, Board8, Board10, Dir, Geometry};
+pub use movegen::MoveList;
+pub use position::{Move, Position};
+pub use rules::{Color, Rules, Variant};

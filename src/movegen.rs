@@ -1,0 +1,501 @@
+//! Legal move generation for every variant: steps, capture sequences, precedence, and counts.
+//!
+//! Captures are found by a depth-first search over jumps. A jumped piece stays on the board
+//! until the move ends (it blocks, and cannot be jumped twice: the Turkish strike, FMJD art.
+//! 4.11) while the squares the capturing piece crossed stay free, and the moving piece's own
+//! start square counts as empty (a capture may come back to it). Precedence rules give each
+//! complete route a key; [`MoveList`] keeps only the routes with the highest key and folds
+//! routes with the same start, end and captured set into one move.
+
+use crate::board::{Bitboard, Bits, Dir, Geometry};
+use crate::position::{Move, Position};
+use crate::rules::{MidCapturePromotion, Precedence, Rules};
+use std::marker::PhantomData;
+
+/// The longest capture route we can meet (20 pieces on 10x10) plus room.
+const MAX_ROUTE: usize = 32;
+
+/// Receives every complete capture route found by the generator.
+pub trait RouteSink {
+    /// A complete route: the move it makes, its precedence key (higher must be preferred) and
+    /// the bits it lands on after each jump, in order.
+    fn route(&mut self, mv: Move, key: u32, landings: &[u8]);
+}
+
+/// A list of legal moves. Keeps only the captures of the highest precedence and never holds
+/// the same (from, to, captured set) twice.
+#[derive(Clone, Debug, Default)]
+pub struct MoveList {
+    moves: Vec<Move>,
+    best_key: u32,
+}
+
+impl MoveList {
+    /// An empty list.
+    pub fn new() -> Self {
+        MoveList {
+            moves: Vec::with_capacity(64),
+            best_key: 0,
+        }
+    }
+
+    /// Empties the list, keeping its memory.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.moves.clear();
+        self.best_key = 0;
+    }
+
+    /// The number of moves.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// True when there is no move.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
+    }
+
+    /// The moves.
+    #[inline]
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// Iterates over the moves.
+    pub fn iter(&self) -> std::slice::Iter<'_, Move> {
+        self.moves.iter()
+    }
+
+    /// Appends a move that is not a capture.
+    #[inline(always)]
+    pub fn push_step(&mut self, mv: Move) {
+        self.moves.push(mv);
+    }
+}
+
+impl RouteSink for MoveList {
+    #[inline]
+    fn route(&mut self, mv: Move, key: u32, _landings: &[u8]) {
+        if key < self.best_key {
+            return;
+        }
+        if key > self.best_key {
+            self.moves.clear();
+            self.best_key = key;
+        }
+        // Two routes can only make the same move when they take at least two pieces.
+        if mv.captured.count_ones() >= 2
+            && self
+                .moves
+                .iter()
+                .any(|m| m.captured == mv.captured && m.from == mv.from && m.to == mv.to)
+        {
+            return;
+        }
+        self.moves.push(mv);
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.moves.iter()
+    }
+}
+
+/// The state of one capture search from one piece.
+struct CaptureSearch<'s, R: Rules, S: RouteSink> {
+    /// Opponent pieces a man may jump.
+    man_targets: Bitboard,
+    /// Opponent pieces a king may jump.
+    king_targets: Bitboard,
+    /// Opponent kings (for precedence keys).
+    opponent_kings: Bitboard,
+    /// Empty squares, the moving piece's start square included.
+    empty: Bitboard,
+    /// Where the moving side's men are crowned.
+    promotion_row: Bitboard,
+    /// The directions a man captures in.
+    man_dirs: &'static [Dir],
+    from: u8,
+    king_moving: bool,
+    landings: [u8; MAX_ROUTE],
+    taken: [u8; MAX_ROUTE],
+    depth: usize,
+    sink: &'s mut S,
+    rules: PhantomData<R>,
+}
+
+impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
+    #[inline(always)]
+    fn push(&mut self, landing: Bitboard, taken: Bitboard) {
+        self.landings[self.depth] = landing.trailing_zeros() as u8;
+        self.taken[self.depth] = taken.trailing_zeros() as u8;
+        self.depth += 1;
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Reports the route that ends on `landing` (the last pushed jump).
+    #[inline(always)]
+    fn emit(&mut self, landing: Bitboard, captured: Bitboard, promotes: bool) {
+        let count = captured.count_ones();
+        let key = match R::PRECEDENCE {
+            Precedence::Free => 0,
+            Precedence::Majority => count,
+            Precedence::MostPiecesThenKings => {
+                (count << 8) | (captured & self.opponent_kings).count_ones()
+            }
+            Precedence::KingFirst => u32::from(self.king_moving),
+            Precedence::Italian => {
+                let kings = (captured & self.opponent_kings).count_ones();
+                let earliest = self.taken[..self.depth]
+                    .iter()
+                    .position(|&bit| self.opponent_kings & (1u64 << bit) != 0)
+                    .map_or(0, |index| MAX_ROUTE as u32 - index as u32);
+                (count << 16) | (u32::from(self.king_moving) << 15) | (kings << 8) | earliest
+            }
+        };
+        let mv = Move {
+            from: self.from,
+            to: landing.trailing_zeros() as u8,
+            promotes,
+            captured,
+        };
+        self.sink.route(mv, key, &self.landings[..self.depth]);
+    }
+
+    /// Jumps of a man standing on `at`; returns whether it found one.
+    fn man_jumps(&mut self, at: Bitboard, captured: Bitboard) -> bool {
+        let mut found = false;
+        for &dir in self.man_dirs {
+            let jumped = R::Geometry::step(at, dir) & self.man_targets & !captured;
+            if jumped == 0 {
+                continue;
+            }
+            let landing = R::Geometry::step(jumped, dir) & self.empty;
+            if landing == 0 {
+                continue;
+            }
+            found = true;
+            let now_captured = captured | jumped;
+            let crowned = landing & self.promotion_row != 0;
+            self.push(landing, jumped);
+            if !R::MULTI_CAPTURE {
+                self.emit(landing, now_captured, crowned);
+            } else if crowned
+                && R::MID_CAPTURE_PROMOTION == MidCapturePromotion::CrownedAndContinues
+            {
+                if !self.king_jumps(landing, now_captured, Some(dir), true) {
+                    self.emit(landing, now_captured, true);
+                }
+            } else if !self.man_jumps(landing, now_captured) {
+                self.emit(landing, now_captured, crowned);
+            }
+            self.pop();
+        }
+        found
+    }
+
+    /// Jumps of a king standing on `at` that arrived moving in `arrived` (it cannot turn
+    /// straight back: the piece it just jumped blocks that way); returns whether it found one.
+    fn king_jumps(
+        &mut self,
+        at: Bitboard,
+        captured: Bitboard,
+        arrived: Option<Dir>,
+        promotes: bool,
+    ) -> bool {
+        let mut found = false;
+        for dir in Dir::ALL {
+            if arrived.map(Dir::reverse) == Some(dir) {
+                continue;
+            }
+            let mut target = R::Geometry::step(at, dir);
+            if R::FLYING_KINGS {
+                while target & self.empty != 0 {
+                    target = R::Geometry::step(target, dir);
+                }
+            }
+            if target & self.king_targets & !captured == 0 {
+                continue;
+            }
+            let first_landing = R::Geometry::step(target, dir) & self.empty;
+            if first_landing == 0 {
+                continue;
+            }
+            found = true;
+            let now_captured = captured | target;
+            if !R::MULTI_CAPTURE {
+                self.push(first_landing, target);
+                self.emit(first_landing, now_captured, promotes);
+                self.pop();
+                continue;
+            }
+            if !R::FLYING_KINGS {
+                self.push(first_landing, target);
+                if !self.king_jumps(first_landing, now_captured, Some(dir), promotes) {
+                    self.emit(first_landing, now_captured, promotes);
+                }
+                self.pop();
+                continue;
+            }
+            // A flying king must land where the capture goes on, if such a square exists
+            // (FMJD art. 4.12); only otherwise may it stop on any square behind the piece.
+            let mut goes_on = false;
+            let mut landing = first_landing;
+            while landing != 0 {
+                self.push(landing, target);
+                goes_on |= self.king_jumps(landing, now_captured, Some(dir), promotes);
+                self.pop();
+                landing = R::Geometry::step(landing, dir) & self.empty;
+            }
+            if !goes_on {
+                let mut landing = first_landing;
+                while landing != 0 {
+                    self.push(landing, target);
+                    self.emit(landing, now_captured, promotes);
+                    self.pop();
+                    landing = R::Geometry::step(landing, dir) & self.empty;
+                }
+            }
+        }
+        found
+    }
+}
+
+impl<R: Rules> Position<R> {
+    /// The directions the men of the side to move advance in.
+    #[inline(always)]
+    fn forward_dirs(&self) -> &'static [Dir] {
+        if Self::moves_up(self.side_to_move()) {
+            &Dir::UP
+        } else {
+            &Dir::DOWN
+        }
+    }
+
+    /// The directions the men of the side to move capture in.
+    #[inline(always)]
+    fn man_capture_dirs(&self) -> &'static [Dir] {
+        if R::MEN_CAPTURE_BACKWARD {
+            &Dir::ALL
+        } else {
+            self.forward_dirs()
+        }
+    }
+
+    /// Men of the side to move that have at least one jump available.
+    #[inline(always)]
+    fn men_that_can_jump(&self, man_targets: Bitboard, empty: Bitboard) -> Bitboard {
+        let men = self.men(self.side_to_move());
+        let mut can = 0;
+        for &dir in self.man_capture_dirs() {
+            let back = dir.reverse();
+            can |= R::Geometry::step(R::Geometry::step(empty, back) & man_targets, back);
+        }
+        can & men
+    }
+
+    /// Feeds every complete capture route of the side to move into `sink`.
+    pub fn generate_captures<S: RouteSink>(&self, sink: &mut S) {
+        let us = self.side_to_move();
+        let them = self.pieces(us.opponent());
+        let opponent_kings = them & self.kings();
+        let man_targets = if R::MEN_CAPTURE_KINGS {
+            them
+        } else {
+            them & !opponent_kings
+        };
+        let empty = self.empty();
+        let jumping_men = self.men_that_can_jump(man_targets, empty);
+        let kings = self.kings_of(us);
+        if jumping_men == 0 && kings == 0 {
+            return;
+        }
+        let mut search = CaptureSearch::<R, S> {
+            man_targets,
+            king_targets: them,
+            opponent_kings,
+            empty,
+            promotion_row: Self::promotion_row(us),
+            man_dirs: self.man_capture_dirs(),
+            from: 0,
+            king_moving: false,
+            landings: [0; MAX_ROUTE],
+            taken: [0; MAX_ROUTE],
+            depth: 0,
+            sink,
+            rules: PhantomData,
+        };
+        for bit in Bits(jumping_men) {
+            let at = 1u64 << bit;
+            search.from = bit as u8;
+            search.king_moving = false;
+            search.empty = empty | at;
+            search.man_jumps(at, 0);
+        }
+        for bit in Bits(kings) {
+            let at = 1u64 << bit;
+            search.from = bit as u8;
+            search.king_moving = true;
+            search.empty = empty | at;
+            search.king_jumps(at, 0, None, false);
+        }
+    }
+
+    /// Appends every non-capturing move of the side to move.
+    pub fn generate_steps(&self, list: &mut MoveList) {
+        let us = self.side_to_move();
+        let empty = self.empty();
+        let promotion_row = Self::promotion_row(us);
+        let men = self.men(us);
+        for &dir in self.forward_dirs() {
+            let back = dir.reverse();
+            for to in Bits(R::Geometry::step(men, dir) & empty) {
+                let from = R::Geometry::step(1u64 << to, back).trailing_zeros();
+                list.push_step(Move {
+                    from: from as u8,
+                    to: to as u8,
+                    promotes: promotion_row & (1u64 << to) != 0,
+                    captured: 0,
+                });
+            }
+        }
+        for from in Bits(self.kings_of(us)) {
+            for dir in Dir::ALL {
+                let mut to = R::Geometry::step(1u64 << from, dir) & empty;
+                while to != 0 {
+                    list.push_step(Move {
+                        from: from as u8,
+                        to: to.trailing_zeros() as u8,
+                        promotes: false,
+                        captured: 0,
+                    });
+                    if !R::FLYING_KINGS {
+                        break;
+                    }
+                    to = R::Geometry::step(to, dir) & empty;
+                }
+            }
+        }
+    }
+
+    /// Counts the non-capturing moves of the side to move without listing them.
+    #[inline]
+    pub fn count_steps(&self) -> u64 {
+        let us = self.side_to_move();
+        let empty = self.empty();
+        let men = self.men(us);
+        let mut count = 0u64;
+        for &dir in self.forward_dirs() {
+            count += u64::from((R::Geometry::step(men, dir) & empty).count_ones());
+        }
+        let kings = self.kings_of(us);
+        if kings != 0 {
+            for dir in Dir::ALL {
+                if R::FLYING_KINGS {
+                    // Slide all kings at once: after k steps the set holds the k-th square of
+                    // every ray still open.
+                    let mut ray = R::Geometry::step(kings, dir) & empty;
+                    while ray != 0 {
+                        count += u64::from(ray.count_ones());
+                        ray = R::Geometry::step(ray, dir) & empty;
+                    }
+                } else {
+                    count += u64::from((R::Geometry::step(kings, dir) & empty).count_ones());
+                }
+            }
+        }
+        count
+    }
+
+    /// Every legal move, into `list` (cleared first).
+    pub fn legal_moves_into(&self, list: &mut MoveList) {
+        list.clear();
+        self.generate_captures(list);
+        if list.is_empty() || !R::CAPTURE_COMPULSORY {
+            self.generate_steps(list);
+        }
+    }
+
+    /// Every legal move.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.legal_moves_into(&mut list);
+        list
+    }
+
+    /// The number of legal moves; `scratch` is working memory.
+    #[inline]
+    pub fn count_legal_moves(&self, scratch: &mut MoveList) -> u64 {
+        scratch.clear();
+        self.generate_captures(scratch);
+        let captures = scratch.len() as u64;
+        if captures == 0 || !R::CAPTURE_COMPULSORY {
+            captures + self.count_steps()
+        } else {
+            captures
+        }
+    }
+
+    /// True when the side to move has a capture available.
+    pub fn has_capture(&self) -> bool {
+        struct Any(bool);
+        impl RouteSink for Any {
+            fn route(&mut self, _: Move, _: u32, _: &[u8]) {
+                self.0 = true;
+            }
+        }
+        let mut any = Any(false);
+        self.generate_captures(&mut any);
+        any.0
+    }
+
+    /// The landing squares (bits) of every route that makes `mv` under the precedence rules,
+    /// one vector per route; used to write and read the intermediate squares of a capture.
+    pub fn routes_of(&self, mv: &Move) -> Vec<Vec<u8>> {
+        struct Routes {
+            target: Move,
+            best_key: u32,
+            found: Vec<(u32, Vec<u8>)>,
+        }
+        impl RouteSink for Routes {
+            fn route(&mut self, mv: Move, key: u32, landings: &[u8]) {
+                self.best_key = self.best_key.max(key);
+                if mv.from == self.target.from
+                    && mv.to == self.target.to
+                    && mv.captured == self.target.captured
+                {
+                    self.found.push((key, landings.to_vec()));
+                }
+            }
+        }
+        if !mv.is_capture() {
+            return vec![vec![mv.to]];
+        }
+        let mut routes = Routes {
+            target: *mv,
+            best_key: 0,
+            found: Vec::new(),
+        };
+        self.generate_captures(&mut routes);
+        let best = routes.best_key;
+        let mut out: Vec<Vec<u8>> = routes
+            .found
+            .into_iter()
+            .filter(|(key, _)| *key == best)
+            .map(|(_, landings)| landings)
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}

@@ -1,0 +1,47 @@
+//! Perft: counting the leaves of the legal move tree, with bulk counting at the last ply.
+
+use crate::movegen::MoveList;
+use crate::notation::movetext::write_move_in;
+use crate::position::Position;
+use crate::rules::Rules;
+
+/// Counts the leaves of the move tree `depth` plies deep. A whole capture sequence is one move
+/// and routes with the same start, end and captured set count once (the `drop_dup` convention
+/// of the published tables).
+pub fn perft<R: Rules>(position: &Position<R>, depth: u32) -> u64 {
+    let mut lists: Vec<MoveList> = (0..=depth).map(|_| MoveList::new()).collect();
+    perft_with(position, depth, &mut lists)
+}
+
+fn perft_with<R: Rules>(position: &Position<R>, depth: u32, lists: &mut [MoveList]) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let (list, rest) = lists.split_first_mut().expect("one list per ply");
+    if depth == 1 {
+        return position.count_legal_moves(list);
+    }
+    position.legal_moves_into(list);
+    let mut total = 0;
+    for mv in list.iter() {
+        total += perft_with(&position.play(mv), depth - 1, rest);
+    }
+    total
+}
+
+/// Perft split by root move: each legal move's text and the leaves below it, in generation
+/// order.
+pub fn divide<R: Rules>(position: &Position<R>, depth: u32) -> Vec<(String, u64)> {
+    let legal = position.legal_moves();
+    legal
+        .iter()
+        .map(|mv| {
+            let count = if depth <= 1 {
+                1
+            } else {
+                perft(&position.play(mv), depth - 1)
+            };
+            (write_move_in::<R>(position, mv, &legal), count)
+        })
+        .collect()
+}

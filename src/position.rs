@@ -1,0 +1,258 @@
+//! A position of one variant: the pieces, the side to move, its Zobrist hash, and making moves.
+
+use crate::board::{Bitboard, Bits, Geometry};
+use crate::rules::{Color, Rules};
+use std::marker::PhantomData;
+
+/// One legal move: a whole step or a whole capture sequence.
+///
+/// Squares are bit indices of the board's ghost layout (see [`crate::board`]); notation
+/// converts them. Two capture routes with the same `from`, `to` and `captured` set are the
+/// same move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Move {
+    /// Bit of the moving piece.
+    pub from: u8,
+    /// Bit where it ends (equal to `from` for a capture that comes back to its start).
+    pub to: u8,
+    /// The moving man is crowned by this move.
+    pub promotes: bool,
+    /// The captured pieces (empty for a step).
+    pub captured: Bitboard,
+}
+
+impl Move {
+    /// True for a capture.
+    #[inline(always)]
+    pub fn is_capture(&self) -> bool {
+        self.captured != 0
+    }
+
+    /// How many pieces it captures.
+    #[inline(always)]
+    pub fn capture_count(&self) -> u32 {
+        self.captured.count_ones()
+    }
+}
+
+/// Zobrist keys: one per (colour, man/king, bit), and one for Black to move.
+/// Made at compile time by SplitMix64 (Steele, Lea, Flood 2014) from a fixed seed, so hashes
+/// are the same in every build and run.
+pub(crate) mod zobrist {
+    const fn splitmix(state: u64) -> (u64, u64) {
+        let next = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = next;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (next, z ^ (z >> 31))
+    }
+
+    const fn make() -> ([[u64; 64]; 4], u64) {
+        let mut keys = [[0u64; 64]; 4];
+        let mut state = 0x6461_6D6B_6121_u64; // "damka!"
+        let mut kind = 0;
+        while kind < 4 {
+            let mut bit = 0;
+            while bit < 64 {
+                let (s, k) = splitmix(state);
+                state = s;
+                keys[kind][bit] = k;
+                bit += 1;
+            }
+            kind += 1;
+        }
+        let (_, side) = splitmix(state);
+        (keys, side)
+    }
+
+    const TABLES: ([[u64; 64]; 4], u64) = make();
+    /// Index: colour * 2 + (1 for a king).
+    pub const PIECE: [[u64; 64]; 4] = TABLES.0;
+    /// XORed in when Black is to move.
+    pub const BLACK_TO_MOVE: u64 = TABLES.1;
+}
+
+/// A position: who stands where and who moves. Immutable value; [`Position::play`] returns
+/// the successor.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position<R: Rules> {
+    pieces: [Bitboard; 2],
+    kings: Bitboard,
+    side: Color,
+    hash: u64,
+    rules: PhantomData<R>,
+}
+
+impl<R: Rules> std::fmt::Debug for Position<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({})", crate::notation::fen::write_fen(self))
+    }
+}
+
+impl<R: Rules> Default for Position<R> {
+    fn default() -> Self {
+        Self::start()
+    }
+}
+
+impl<R: Rules> Position<R> {
+    /// The variant's start position.
+    pub fn start() -> Self {
+        let rows = R::START_ROWS;
+        let last = <R::Geometry as Geometry>::SIZE;
+        let mut top = 0;
+        let mut bottom = 0;
+        for row in 0..rows {
+            top |= R::Geometry::row_mask(row);
+            bottom |= R::Geometry::row_mask(last - 1 - row);
+        }
+        let (white, black) = if R::WHITE_MOVES_UP {
+            (bottom, top)
+        } else {
+            (top, bottom)
+        };
+        Self::from_parts(white, black, 0, R::FIRST_TO_MOVE)
+    }
+
+    /// A position from its parts; the caller guarantees the sets are disjoint subsets of the
+    /// board and `kings` lies within them ([`crate::notation::fen`] validates user input).
+    pub fn from_parts(white: Bitboard, black: Bitboard, kings: Bitboard, side: Color) -> Self {
+        debug_assert_eq!(white & black, 0);
+        debug_assert_eq!((white | black) & !R::Geometry::BOARD, 0);
+        debug_assert_eq!(kings & !(white | black), 0);
+        let mut position = Position {
+            pieces: [white, black],
+            kings,
+            side,
+            hash: 0,
+            rules: PhantomData,
+        };
+        position.hash = position.compute_hash();
+        position
+    }
+
+    /// The pieces of one side.
+    #[inline(always)]
+    pub fn pieces(&self, color: Color) -> Bitboard {
+        self.pieces[color.index()]
+    }
+
+    /// All kings of both sides.
+    #[inline(always)]
+    pub fn kings(&self) -> Bitboard {
+        self.kings
+    }
+
+    /// The men of one side.
+    #[inline(always)]
+    pub fn men(&self, color: Color) -> Bitboard {
+        self.pieces[color.index()] & !self.kings
+    }
+
+    /// The kings of one side.
+    #[inline(always)]
+    pub fn kings_of(&self, color: Color) -> Bitboard {
+        self.pieces[color.index()] & self.kings
+    }
+
+    /// Every occupied bit.
+    #[inline(always)]
+    pub fn occupied(&self) -> Bitboard {
+        self.pieces[0] | self.pieces[1]
+    }
+
+    /// Every empty playable bit.
+    #[inline(always)]
+    pub fn empty(&self) -> Bitboard {
+        R::Geometry::BOARD & !self.occupied()
+    }
+
+    /// The side to move.
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    /// The Zobrist hash, kept up to date incrementally.
+    #[inline(always)]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The hash computed from scratch (for tests of the incremental update).
+    pub fn compute_hash(&self) -> u64 {
+        let mut hash = 0;
+        for color in [Color::White, Color::Black] {
+            for bit in Bits(self.pieces(color)) {
+                hash ^= Self::piece_key(color, self.kings & (1 << bit) != 0, bit);
+            }
+        }
+        if self.side == Color::Black {
+            hash ^= zobrist::BLACK_TO_MOVE;
+        }
+        hash
+    }
+
+    #[inline(always)]
+    fn piece_key(color: Color, king: bool, bit: u32) -> u64 {
+        zobrist::PIECE[color.index() * 2 + usize::from(king)][bit as usize]
+    }
+
+    /// True when `color`'s men move towards square 1.
+    #[inline(always)]
+    pub fn moves_up(color: Color) -> bool {
+        (color == Color::White) == R::WHITE_MOVES_UP
+    }
+
+    /// The row where `color`'s men are crowned.
+    #[inline(always)]
+    pub fn promotion_row(color: Color) -> Bitboard {
+        if Self::moves_up(color) {
+            R::Geometry::row_mask(0)
+        } else {
+            R::Geometry::row_mask(R::Geometry::SIZE - 1)
+        }
+    }
+
+    /// The successor after a move that must be legal in this position (from
+    /// [`Position::legal_moves`] or a parsed move text). Updates the hash incrementally.
+    #[inline]
+    pub fn play(&self, mv: &Move) -> Self {
+        let us = self.side.index();
+        let them = 1 - us;
+        let from = 1u64 << mv.from;
+        let to = 1u64 << mv.to;
+        let was_king = self.kings & from != 0;
+        let mut next = *self;
+        let mut hash = self.hash ^ zobrist::BLACK_TO_MOVE;
+        // From and to may be the same bit (a circular capture): remove first, then place.
+        next.pieces[us] &= !from;
+        next.kings &= !from;
+        hash ^= Self::piece_key(self.side, was_king, mv.from as u32);
+        let is_king = was_king || mv.promotes;
+        next.pieces[us] |= to;
+        if is_king {
+            next.kings |= to;
+        }
+        hash ^= Self::piece_key(self.side, is_king, mv.to as u32);
+        if mv.captured != 0 {
+            let opponent = self.side.opponent();
+            for bit in Bits(mv.captured & !self.kings) {
+                hash ^= Self::piece_key(opponent, false, bit);
+            }
+            for bit in Bits(mv.captured & self.kings) {
+                hash ^= Self::piece_key(opponent, true, bit);
+            }
+            next.pieces[them] &= !mv.captured;
+            next.kings &= !mv.captured;
+        }
+        next.side = self.side.opponent();
+        next.hash = hash;
+        next
+    }
+
+    /// The same pieces with the other side to move (for null-move style probes and tests).
+    pub fn with_side_to_move(&self, side: Color) -> Self {
+        Self::from_parts(self.pieces[0], self.pieces[1], self.kings, side)
+    }
+}
