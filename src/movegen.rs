@@ -119,8 +119,6 @@ struct CaptureSearch<'s, R: Rules, S: RouteSink> {
     empty: Bitboard,
     /// Where the moving side's men are crowned.
     promotion_row: Bitboard,
-    /// The directions a man captures in.
-    man_dirs: &'static [Dir],
     from: u8,
     king_moving: bool,
     landings: [u8; MAX_ROUTE],
@@ -172,36 +170,55 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
         self.sink.route(mv, key, &self.landings[..self.depth]);
     }
 
-    /// Jumps of a man standing on `at`; returns whether it found one.
-    fn man_jumps(&mut self, at: Bitboard, captured: Bitboard) -> bool {
-        let mut found = false;
-        for &dir in self.man_dirs {
-            let jumped = R::Geometry::step(at, dir) & self.man_targets & !captured;
-            if jumped == 0 {
-                continue;
-            }
-            let landing = R::Geometry::step(jumped, dir) & self.empty;
-            if landing == 0 {
-                continue;
-            }
-            found = true;
-            let now_captured = captured | jumped;
-            let crowned = landing & self.promotion_row != 0;
-            self.push(landing, jumped);
-            if !R::MULTI_CAPTURE {
-                self.emit(landing, now_captured, crowned);
-            } else if crowned
-                && R::MID_CAPTURE_PROMOTION == MidCapturePromotion::CrownedAndContinues
-            {
-                if !self.king_jumps(landing, now_captured, Some(dir), true) {
-                    self.emit(landing, now_captured, true);
-                }
-            } else if !self.man_jumps(landing, now_captured) {
-                self.emit(landing, now_captured, crowned);
-            }
-            self.pop();
+    /// Jumps of a man standing on `at` whose side moves up when `UP`; returns whether it
+    /// found one.
+    fn man_jumps<const UP: bool>(&mut self, at: Bitboard, captured: Bitboard) -> bool {
+        // Each direction is a const parameter, so every shift is known at compile time.
+        if R::MEN_CAPTURE_BACKWARD {
+            let up_left = self.man_jump::<UP, 0>(at, captured);
+            let up_right = self.man_jump::<UP, 1>(at, captured);
+            let down_left = self.man_jump::<UP, 2>(at, captured);
+            let down_right = self.man_jump::<UP, 3>(at, captured);
+            up_left | up_right | down_left | down_right
+        } else if UP {
+            let up_left = self.man_jump::<UP, 0>(at, captured);
+            let up_right = self.man_jump::<UP, 1>(at, captured);
+            up_left | up_right
+        } else {
+            let down_left = self.man_jump::<UP, 2>(at, captured);
+            let down_right = self.man_jump::<UP, 3>(at, captured);
+            down_left | down_right
         }
-        found
+    }
+
+    /// The jump of a man on `at` in direction `DIR` (a [`Dir`] index) and everything that
+    /// follows it.
+    #[inline(always)]
+    fn man_jump<const UP: bool, const DIR: u8>(&mut self, at: Bitboard, captured: Bitboard) -> bool {
+        let dir = Dir::from_index(DIR);
+        let jumped = R::Geometry::step(at, dir) & self.man_targets & !captured;
+        if jumped == 0 {
+            return false;
+        }
+        let landing = R::Geometry::step(jumped, dir) & self.empty;
+        if landing == 0 {
+            return false;
+        }
+        let now_captured = captured | jumped;
+        let crowned = landing & self.promotion_row != 0;
+        self.push(landing, jumped);
+        if !R::MULTI_CAPTURE {
+            self.emit(landing, now_captured, crowned);
+        } else if crowned && R::MID_CAPTURE_PROMOTION == MidCapturePromotion::CrownedAndContinues
+        {
+            if !self.king_jumps(landing, now_captured, Some(dir), true) {
+                self.emit(landing, now_captured, true);
+            }
+        } else if !self.man_jumps::<UP>(landing, now_captured) {
+            self.emit(landing, now_captured, crowned);
+        }
+        self.pop();
+        true
     }
 
     /// Jumps of a king standing on `at` that arrived moving in `arrived` (it cannot turn
@@ -213,99 +230,137 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
         arrived: Option<Dir>,
         promotes: bool,
     ) -> bool {
+        let back = arrived.map(Dir::reverse);
         let mut found = false;
-        for dir in Dir::ALL {
-            if arrived.map(Dir::reverse) == Some(dir) {
-                continue;
+        if back != Some(Dir::UpLeft) {
+            found |= self.king_jump::<0>(at, captured, promotes);
+        }
+        if back != Some(Dir::UpRight) {
+            found |= self.king_jump::<1>(at, captured, promotes);
+        }
+        if back != Some(Dir::DownLeft) {
+            found |= self.king_jump::<2>(at, captured, promotes);
+        }
+        if back != Some(Dir::DownRight) {
+            found |= self.king_jump::<3>(at, captured, promotes);
+        }
+        found
+    }
+
+    /// The capture of a king on `at` along direction `DIR` (a [`Dir`] index) and everything
+    /// that follows it.
+    #[inline(always)]
+    fn king_jump<const DIR: u8>(&mut self, at: Bitboard, captured: Bitboard, promotes: bool) -> bool {
+        let dir = Dir::from_index(DIR);
+        let mut target = R::Geometry::step(at, dir);
+        if R::FLYING_KINGS {
+            while target & self.empty != 0 {
+                target = R::Geometry::step(target, dir);
             }
-            let mut target = R::Geometry::step(at, dir);
-            if R::FLYING_KINGS {
-                while target & self.empty != 0 {
-                    target = R::Geometry::step(target, dir);
-                }
-            }
-            if target & self.king_targets & !captured == 0 {
-                continue;
-            }
-            let first_landing = R::Geometry::step(target, dir) & self.empty;
-            if first_landing == 0 {
-                continue;
-            }
-            found = true;
-            let now_captured = captured | target;
-            if !R::MULTI_CAPTURE {
-                self.push(first_landing, target);
+        }
+        if target & self.king_targets & !captured == 0 {
+            return false;
+        }
+        let first_landing = R::Geometry::step(target, dir) & self.empty;
+        if first_landing == 0 {
+            return false;
+        }
+        let now_captured = captured | target;
+        if !R::MULTI_CAPTURE {
+            self.push(first_landing, target);
+            self.emit(first_landing, now_captured, promotes);
+            self.pop();
+            return true;
+        }
+        if !R::FLYING_KINGS {
+            self.push(first_landing, target);
+            if !self.king_jumps(first_landing, now_captured, Some(dir), promotes) {
                 self.emit(first_landing, now_captured, promotes);
-                self.pop();
-                continue;
             }
-            if !R::FLYING_KINGS {
-                self.push(first_landing, target);
-                if !self.king_jumps(first_landing, now_captured, Some(dir), promotes) {
-                    self.emit(first_landing, now_captured, promotes);
-                }
-                self.pop();
-                continue;
-            }
-            // A flying king must land where the capture goes on, if such a square exists
-            // (FMJD art. 4.12); only otherwise may it stop on any square behind the piece.
-            let mut goes_on = false;
+            self.pop();
+            return true;
+        }
+        // A flying king must land where the capture goes on, if such a square exists
+        // (FMJD art. 4.12); only otherwise may it stop on any square behind the piece.
+        let mut goes_on = false;
+        let mut landing = first_landing;
+        while landing != 0 {
+            self.push(landing, target);
+            goes_on |= self.king_jumps(landing, now_captured, Some(dir), promotes);
+            self.pop();
+            landing = R::Geometry::step(landing, dir) & self.empty;
+        }
+        if !goes_on {
             let mut landing = first_landing;
             while landing != 0 {
                 self.push(landing, target);
-                goes_on |= self.king_jumps(landing, now_captured, Some(dir), promotes);
+                self.emit(landing, now_captured, promotes);
                 self.pop();
                 landing = R::Geometry::step(landing, dir) & self.empty;
             }
-            if !goes_on {
-                let mut landing = first_landing;
-                while landing != 0 {
-                    self.push(landing, target);
-                    self.emit(landing, now_captured, promotes);
-                    self.pop();
-                    landing = R::Geometry::step(landing, dir) & self.empty;
-                }
-            }
         }
-        found
+        true
+    }
+}
+
+/// Calls `f` with each direction men advance in, for the side that moves up when `UP`.
+/// Each call gets a constant, so after inlining every shift is known at compile time (a loop
+/// over a slice of directions compiled to a jump table instead).
+#[inline(always)]
+fn each_forward_dir<const UP: bool>(mut f: impl FnMut(Dir)) {
+    if UP {
+        f(Dir::UpLeft);
+        f(Dir::UpRight);
+    } else {
+        f(Dir::DownLeft);
+        f(Dir::DownRight);
+    }
+}
+
+/// Calls `f` with each of the four directions (constants, see [`each_forward_dir`]).
+#[inline(always)]
+fn each_dir(mut f: impl FnMut(Dir)) {
+    f(Dir::UpLeft);
+    f(Dir::UpRight);
+    f(Dir::DownLeft);
+    f(Dir::DownRight);
+}
+
+/// Calls `f` with each direction men capture in.
+#[inline(always)]
+fn each_man_capture_dir<R: Rules, const UP: bool>(f: impl FnMut(Dir)) {
+    if R::MEN_CAPTURE_BACKWARD {
+        each_dir(f)
+    } else {
+        each_forward_dir::<UP>(f)
     }
 }
 
 impl<R: Rules> Position<R> {
-    /// The directions the men of the side to move advance in.
-    #[inline(always)]
-    fn forward_dirs(&self) -> &'static [Dir] {
-        if Self::moves_up(self.side_to_move()) {
-            &Dir::UP
-        } else {
-            &Dir::DOWN
-        }
-    }
-
-    /// The directions the men of the side to move capture in.
-    #[inline(always)]
-    fn man_capture_dirs(&self) -> &'static [Dir] {
-        if R::MEN_CAPTURE_BACKWARD {
-            &Dir::ALL
-        } else {
-            self.forward_dirs()
-        }
-    }
-
     /// Men of the side to move that have at least one jump available.
     #[inline(always)]
-    fn men_that_can_jump(&self, man_targets: Bitboard, empty: Bitboard) -> Bitboard {
+    fn men_that_can_jump<const UP: bool>(&self, man_targets: Bitboard, empty: Bitboard) -> Bitboard {
         let men = self.men(self.side_to_move());
         let mut can = 0;
-        for &dir in self.man_capture_dirs() {
+        each_man_capture_dir::<R, UP>(|dir| {
             let back = dir.reverse();
             can |= R::Geometry::step(R::Geometry::step(empty, back) & man_targets, back);
-        }
+        });
         can & men
     }
 
     /// Feeds every complete capture route of the side to move into `sink`.
+    #[inline]
     pub fn generate_captures<S: RouteSink>(&self, sink: &mut S) {
+        if Self::moves_up(self.side_to_move()) {
+            self.generate_captures_for::<true, S>(sink)
+        } else {
+            self.generate_captures_for::<false, S>(sink)
+        }
+    }
+
+    #[inline(always)]
+    fn generate_captures_for<const UP: bool, S: RouteSink>(&self, sink: &mut S) {
         let us = self.side_to_move();
         let them = self.pieces(us.opponent());
         let opponent_kings = them & self.kings();
@@ -315,7 +370,7 @@ impl<R: Rules> Position<R> {
             them & !opponent_kings
         };
         let empty = self.empty();
-        let jumping_men = self.men_that_can_jump(man_targets, empty);
+        let jumping_men = self.men_that_can_jump::<UP>(man_targets, empty);
         let kings = self.kings_of(us);
         if jumping_men == 0 && kings == 0 {
             return;
@@ -326,7 +381,6 @@ impl<R: Rules> Position<R> {
             opponent_kings,
             empty,
             promotion_row: Self::promotion_row(us),
-            man_dirs: self.man_capture_dirs(),
             from: 0,
             king_moving: false,
             landings: [0; MAX_ROUTE],
@@ -340,7 +394,7 @@ impl<R: Rules> Position<R> {
             search.from = bit as u8;
             search.king_moving = false;
             search.empty = empty | at;
-            search.man_jumps(at, 0);
+            search.man_jumps::<UP>(at, 0);
         }
         for bit in Bits(kings) {
             let at = 1u64 << bit;
@@ -353,11 +407,20 @@ impl<R: Rules> Position<R> {
 
     /// Appends every non-capturing move of the side to move.
     pub fn generate_steps(&self, list: &mut MoveList) {
+        if Self::moves_up(self.side_to_move()) {
+            self.generate_steps_for::<true>(list)
+        } else {
+            self.generate_steps_for::<false>(list)
+        }
+    }
+
+    #[inline(always)]
+    fn generate_steps_for<const UP: bool>(&self, list: &mut MoveList) {
         let us = self.side_to_move();
         let empty = self.empty();
         let promotion_row = Self::promotion_row(us);
         let men = self.men(us);
-        for &dir in self.forward_dirs() {
+        each_forward_dir::<UP>(|dir| {
             let back = dir.reverse();
             for to in Bits(R::Geometry::step(men, dir) & empty) {
                 let from = R::Geometry::step(1u64 << to, back).trailing_zeros();
@@ -368,9 +431,9 @@ impl<R: Rules> Position<R> {
                     captured: 0,
                 });
             }
-        }
+        });
         for from in Bits(self.kings_of(us)) {
-            for dir in Dir::ALL {
+            each_dir(|dir| {
                 let mut to = R::Geometry::step(1u64 << from, dir) & empty;
                 while to != 0 {
                     list.push_step(Move {
@@ -384,20 +447,29 @@ impl<R: Rules> Position<R> {
                     }
                     to = R::Geometry::step(to, dir) & empty;
                 }
-            }
+            });
         }
     }
 
     /// Counts the non-capturing moves of the side to move without listing them.
     #[inline]
     pub fn count_steps(&self) -> u64 {
+        if Self::moves_up(self.side_to_move()) {
+            self.count_steps_for::<true>()
+        } else {
+            self.count_steps_for::<false>()
+        }
+    }
+
+    #[inline(always)]
+    fn count_steps_for<const UP: bool>(&self) -> u64 {
         let us = self.side_to_move();
         let empty = self.empty();
         let men = self.men(us);
         let mut count = 0u64;
-        for &dir in self.forward_dirs() {
+        each_forward_dir::<UP>(|dir| {
             count += u64::from((R::Geometry::step(men, dir) & empty).count_ones());
-        }
+        });
         let kings = self.kings_of(us);
         if kings != 0 {
             for dir in Dir::ALL {

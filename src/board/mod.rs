@@ -40,6 +40,17 @@ impl Dir {
     /// The two directions towards the last square.
     pub const DOWN: [Dir; 2] = [Dir::DownLeft, Dir::DownRight];
 
+    /// The direction with index `index` (0 to 3, in declaration order).
+    #[inline(always)]
+    pub const fn from_index(index: u8) -> Dir {
+        match index & 3 {
+            0 => Dir::UpLeft,
+            1 => Dir::UpRight,
+            2 => Dir::DownLeft,
+            _ => Dir::DownRight,
+        }
+    }
+
     /// The opposite direction.
     #[inline(always)]
     pub const fn reverse(self) -> Dir {
@@ -97,7 +108,7 @@ pub trait Geometry: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
     fn row_col(square: usize) -> (usize, usize) {
         let row = square / Self::PER_ROW;
         let index = square % Self::PER_ROW;
-        let col = 2 * index + usize::from(row % 2 == 0);
+        let col = 2 * index + usize::from(row.is_multiple_of(2));
         (row, col)
     }
 }

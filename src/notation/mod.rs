@@ -69,7 +69,7 @@ pub fn bit_at<R: Rules>(row: usize, col: usize) -> Option<u8> {
         return None;
     }
     let internal_col = if R::MIRRORED { size - 1 - col } else { col };
-    let playable_parity = usize::from(row % 2 == 0);
+    let playable_parity = usize::from(row.is_multiple_of(2));
     if internal_col % 2 != playable_parity {
         return None;
     }

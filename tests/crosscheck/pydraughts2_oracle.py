@@ -51,8 +51,12 @@ def format_fen(side, white, black):
     return f"{side}:W{lst(white)}:B{lst(black)}"
 
 
-def parse_fen(fen):
-    """Parse a standard PDN FEN `W:W31,K40:B1-3,K19` -> (side, [(sq, king)], [(sq, king)])."""
+def parse_fen(fen, squares):
+    """Parse a standard PDN FEN `W:W31,K40:B1-3,K19` -> (side, [(sq, king)], [(sq, king)]).
+
+    Squares outside 1..squares or given twice are errors (the libraries
+    would otherwise silently drop or overwrite them).
+    """
     parts = fen.strip().split(":")
     if len(parts) != 3 or parts[0].upper() not in ("W", "B"):
         raise ValueError(f"bad FEN {fen!r}")
@@ -70,7 +74,11 @@ def parse_fen(fen):
             else:
                 pieces.append((int(tok), king))
         lists[colour] = pieces
-    return side, lists.get("W", []), lists.get("B", [])
+    white, black = lists.get("W", []), lists.get("B", [])
+    used = [s for s, _ in white + black]
+    if any(not 1 <= s <= squares for s in used) or len(set(used)) != len(used):
+        raise ValueError(f"bad FEN {fen!r}: square out of range 1..{squares} or repeated")
+    return side, white, black
 
 
 def board_from_std_fen(cls, fen):
@@ -81,7 +89,7 @@ def board_from_std_fen(cls, fen):
     is unreachable in play but may be asked about, and the move generator
     handles it fine.
     """
-    side, white, black = parse_fen(fen)
+    side, white, black = parse_fen(fen, cls.SQUARES_COUNT)
     board = cls(turn=Color.WHITE if side == "W" else Color.BLACK)
     wm = wk = bm = bk = 0
     for s, k in white:

@@ -108,8 +108,12 @@ def format_fen(side, white, black):
     return f"{side}:W{lst(white)}:B{lst(black)}"
 
 
-def parse_fen(fen):
-    """Parse a standard PDN FEN `W:W31,K40:B1-3,K19` -> (side, [(sq, king)], [(sq, king)])."""
+def parse_fen(fen, squares):
+    """Parse a standard PDN FEN `W:W31,K40:B1-3,K19` -> (side, [(sq, king)], [(sq, king)]).
+
+    Squares outside 1..squares or given twice are errors (the libraries
+    would otherwise silently drop or overwrite them).
+    """
     parts = fen.strip().split(":")
     if len(parts) != 3 or parts[0].upper() not in ("W", "B"):
         raise ValueError(f"bad FEN {fen!r}")
@@ -127,12 +131,16 @@ def parse_fen(fen):
             else:
                 pieces.append((int(tok), king))
         lists[colour] = pieces
-    return side, lists.get("W", []), lists.get("B", [])
+    white, black = lists.get("W", []), lists.get("B", [])
+    used = [s for s, _ in white + black]
+    if any(not 1 <= s <= squares for s in used) or len(set(used)) != len(used):
+        raise ValueError(f"bad FEN {fen!r}: square out of range 1..{squares} or repeated")
+    return side, white, black
 
 
 def game_from_std_fen(conv, fen):
     """Build an internal pydraughts Game from a standard FEN."""
-    side, white, black = parse_fen(fen)
+    side, white, black = parse_fen(fen, conv.n)
     by_player = {INTERNAL_WHITE: [], INTERNAL_BLACK: []}
     for colour, pieces in (("W", white), ("B", black)):
         for s, k in pieces:
@@ -199,7 +207,7 @@ def std_to_algebraic(s):
 def public_moves(variant, fen):
     """Legal moves of a standard FEN computed via the public draughts.Board API."""
     import draughts
-    side, white, black = parse_fen(fen)
+    side, white, black = parse_fen(fen, BOARD_SQUARES[variant])
     if variant in ("russian", "brazilian"):
         # Their public FENs are algebraic (numeric ones would be a1-based).
         name = lambda s: std_to_algebraic(s)
