@@ -10,7 +10,7 @@ pub mod perft;
 pub mod position;
 pub mod rules;
 
-pub use board::{Bitboard, Board8, Board10, Dir, Geometry};
+pub use board::{Bitboard, Bits, Board8, Board10, Dir, Geometry};
 pub use movegen::MoveList;
 pub use position::{Move, Position};
 pub use rules::{Color, Rules, Variant};
