@@ -18,8 +18,17 @@ const MAX_ROUTE: usize = 32;
 /// Receives every complete capture route found by the generator.
 pub trait RouteSink {
     /// A complete route: the move it makes, its precedence key (higher must be preferred) and
-    /// the bits it lands on after each jump, in order.
-    fn route(&mut self, mv: Move, key: u32, landings: &[u8]);
+    /// its path.
+    fn route(&mut self, mv: Move, key: u32, path: RoutePath<'_>);
+}
+
+/// The path of one capture route.
+#[derive(Clone, Copy, Debug)]
+pub struct RoutePath<'a> {
+    /// The bits the piece lands on after each jump, in order.
+    pub landings: &'a [u8],
+    /// The bits of the pieces it jumps, in order.
+    pub taken: &'a [u8],
 }
 
 /// A list of legal moves. Keeps only the captures of the highest precedence and never holds
@@ -78,7 +87,7 @@ impl MoveList {
 
 impl RouteSink for MoveList {
     #[inline]
-    fn route(&mut self, mv: Move, key: u32, _landings: &[u8]) {
+    fn route(&mut self, mv: Move, key: u32, _path: RoutePath<'_>) {
         if key < self.best_key {
             return;
         }
@@ -167,7 +176,11 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
             promotes,
             captured,
         };
-        self.sink.route(mv, key, &self.landings[..self.depth]);
+        let path = RoutePath {
+            landings: &self.landings[..self.depth],
+            taken: &self.taken[..self.depth],
+        };
+        self.sink.route(mv, key, path);
     }
 
     /// Jumps of a man standing on `at` whose side moves up when `UP`; returns whether it
@@ -194,7 +207,11 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
     /// The jump of a man on `at` in direction `DIR` (a [`Dir`] index) and everything that
     /// follows it.
     #[inline(always)]
-    fn man_jump<const UP: bool, const DIR: u8>(&mut self, at: Bitboard, captured: Bitboard) -> bool {
+    fn man_jump<const UP: bool, const DIR: u8>(
+        &mut self,
+        at: Bitboard,
+        captured: Bitboard,
+    ) -> bool {
         let dir = Dir::from_index(DIR);
         let jumped = R::Geometry::step(at, dir) & self.man_targets & !captured;
         if jumped == 0 {
@@ -209,8 +226,7 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
         self.push(landing, jumped);
         if !R::MULTI_CAPTURE {
             self.emit(landing, now_captured, crowned);
-        } else if crowned && R::MID_CAPTURE_PROMOTION == MidCapturePromotion::CrownedAndContinues
-        {
+        } else if crowned && R::MID_CAPTURE_PROMOTION == MidCapturePromotion::CrownedAndContinues {
             if !self.king_jumps(landing, now_captured, Some(dir), true) {
                 self.emit(landing, now_captured, true);
             }
@@ -250,7 +266,12 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
     /// The capture of a king on `at` along direction `DIR` (a [`Dir`] index) and everything
     /// that follows it.
     #[inline(always)]
-    fn king_jump<const DIR: u8>(&mut self, at: Bitboard, captured: Bitboard, promotes: bool) -> bool {
+    fn king_jump<const DIR: u8>(
+        &mut self,
+        at: Bitboard,
+        captured: Bitboard,
+        promotes: bool,
+    ) -> bool {
         let dir = Dir::from_index(DIR);
         let mut target = R::Geometry::step(at, dir);
         if R::FLYING_KINGS {
@@ -339,7 +360,11 @@ fn each_man_capture_dir<R: Rules, const UP: bool>(f: impl FnMut(Dir)) {
 impl<R: Rules> Position<R> {
     /// Men of the side to move that have at least one jump available.
     #[inline(always)]
-    fn men_that_can_jump<const UP: bool>(&self, man_targets: Bitboard, empty: Bitboard) -> Bitboard {
+    fn men_that_can_jump<const UP: bool>(
+        &self,
+        man_targets: Bitboard,
+        empty: Bitboard,
+    ) -> Bitboard {
         let men = self.men(self.side_to_move());
         let mut can = 0;
         each_man_capture_dir::<R, UP>(|dir| {
@@ -522,7 +547,7 @@ impl<R: Rules> Position<R> {
     pub fn has_capture(&self) -> bool {
         struct Any(bool);
         impl RouteSink for Any {
-            fn route(&mut self, _: Move, _: u32, _: &[u8]) {
+            fn route(&mut self, _: Move, _: u32, _: RoutePath<'_>) {
                 self.0 = true;
             }
         }
@@ -540,13 +565,13 @@ impl<R: Rules> Position<R> {
             found: Vec<(u32, Vec<u8>)>,
         }
         impl RouteSink for Routes {
-            fn route(&mut self, mv: Move, key: u32, landings: &[u8]) {
+            fn route(&mut self, mv: Move, key: u32, path: RoutePath<'_>) {
                 self.best_key = self.best_key.max(key);
                 if mv.from == self.target.from
                     && mv.to == self.target.to
                     && mv.captured == self.target.captured
                 {
-                    self.found.push((key, landings.to_vec()));
+                    self.found.push((key, path.landings.to_vec()));
                 }
             }
         }
@@ -569,5 +594,45 @@ impl<R: Rules> Position<R> {
         out.sort();
         out.dedup();
         out
+    }
+}
+
+/// Every capture route of the highest precedence, duplicates kept: routes with the same
+/// start, end and captured set but a different ORDER of captures stay separate entries (the
+/// `keep_dup` convention of the older published tables, DCTL's `keep_duplicates`); routes
+/// that differ only in where a flying king lands between two captures count once.
+#[derive(Clone, Debug, Default)]
+pub struct RouteList {
+    routes: Vec<Move>,
+    orders: Vec<Vec<u8>>,
+    best_key: u32,
+}
+
+impl RouteList {
+    /// The routes found.
+    pub fn as_slice(&self) -> &[Move] {
+        &self.routes
+    }
+}
+
+impl RouteSink for RouteList {
+    fn route(&mut self, mv: Move, key: u32, path: RoutePath<'_>) {
+        if key < self.best_key {
+            return;
+        }
+        if key > self.best_key {
+            self.routes.clear();
+            self.orders.clear();
+            self.best_key = key;
+        }
+        let seen = self
+            .routes
+            .iter()
+            .zip(&self.orders)
+            .any(|(m, order)| m.from == mv.from && m.to == mv.to && order == path.taken);
+        if !seen {
+            self.routes.push(mv);
+            self.orders.push(path.taken.to_vec());
+        }
     }
 }

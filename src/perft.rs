@@ -1,6 +1,6 @@
 //! Perft: counting the leaves of the legal move tree, with bulk counting at the last ply.
 
-use crate::movegen::MoveList;
+use crate::movegen::{MoveList, RouteList};
 use crate::notation::movetext::write_move_in;
 use crate::position::Position;
 use crate::rules::Rules;
@@ -27,6 +27,30 @@ fn perft_with<R: Rules>(position: &Position<R>, depth: u32, lists: &mut [MoveLis
         total += perft_with(&position.play(mv), depth - 1, rest);
     }
     total
+}
+
+/// Perft counting every capture route separately, even routes with the same start, end and
+/// captured set (the `keep_dup` convention of older published tables). For checks only: it
+/// does not bulk-count.
+pub fn perft_keep_duplicates<R: Rules>(position: &Position<R>, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut routes = RouteList::default();
+    position.generate_captures(&mut routes);
+    let mut moves = routes.as_slice().to_vec();
+    if moves.is_empty() || !R::CAPTURE_COMPULSORY {
+        let mut steps = MoveList::new();
+        position.generate_steps(&mut steps);
+        moves.extend_from_slice(steps.as_slice());
+    }
+    if depth == 1 {
+        return moves.len() as u64;
+    }
+    moves
+        .iter()
+        .map(|mv| perft_keep_duplicates(&position.play(mv), depth - 1))
+        .sum()
 }
 
 /// Perft split by root move: each legal move's text and the leaves below it, in generation

@@ -108,7 +108,9 @@ pub enum SmallEndgame {
 
 /// The rules of one variant. Implemented by zero-sized types; everything is a constant so the
 /// generic move generator compiles to straight-line code per variant.
-pub trait Rules: Copy + Default + Send + Sync + fmt::Debug + 'static {
+pub trait Rules:
+    Copy + Default + PartialEq + Eq + std::hash::Hash + Send + Sync + fmt::Debug + 'static
+{
     /// The board.
     type Geometry: Geometry;
     /// The run-time name of this variant.
@@ -164,7 +166,7 @@ const NO_DRAW_RULES: DrawRules = DrawRules {
 macro_rules! rules_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub struct $name;
     };
 }
