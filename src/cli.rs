@@ -57,7 +57,9 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             depth,
         }) => with_variant!(variant, R => run_perft::<R>(fen.as_deref(), divide, depth)),
         None => {
-            eprintln!("damka: no protocol front end yet; try 'damka perft --help'");
+            // The protocol loop is not built yet: say so and list what there is.
+            eprintln!("damka: the UCI-style protocol loop is not built yet; commands:");
+            let _ = <Cli as clap::CommandFactory>::command().write_help(&mut std::io::stderr());
             2
         }
     }

@@ -108,6 +108,35 @@ impl RouteSink for MoveList {
     }
 }
 
+/// Counts legal captures without listing them: only routes that could repeat an earlier
+/// move (two or more pieces taken) go through the list's duplicate check.
+struct CaptureCounter<'a> {
+    count: u64,
+    may_repeat: &'a mut MoveList,
+}
+
+impl RouteSink for CaptureCounter<'_> {
+    #[inline]
+    fn route(&mut self, mv: Move, key: u32, path: RoutePath<'_>) {
+        let list = &mut *self.may_repeat;
+        if key < list.best_key {
+            return;
+        }
+        if key > list.best_key {
+            self.count = 0;
+            list.clear();
+            list.best_key = key;
+        }
+        if mv.captured.count_ones() >= 2 {
+            let before = list.len();
+            list.route(mv, key, path);
+            self.count += (list.len() > before) as u64;
+        } else {
+            self.count += 1;
+        }
+    }
+}
+
 impl<'a> IntoIterator for &'a MoveList {
     type Item = &'a Move;
     type IntoIter = std::slice::Iter<'a, Move>;
@@ -534,8 +563,12 @@ impl<R: Rules> Position<R> {
     #[inline]
     pub fn count_legal_moves(&self, scratch: &mut MoveList) -> u64 {
         scratch.clear();
-        self.generate_captures(scratch);
-        let captures = scratch.len() as u64;
+        let mut counter = CaptureCounter {
+            count: 0,
+            may_repeat: scratch,
+        };
+        self.generate_captures(&mut counter);
+        let captures = counter.count;
         if captures == 0 || !R::CAPTURE_COMPULSORY {
             captures + self.count_steps()
         } else {

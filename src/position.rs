@@ -218,6 +218,18 @@ impl<R: Rules> Position<R> {
     /// [`Position::legal_moves`] or a parsed move text). Updates the hash incrementally.
     #[inline]
     pub fn play(&self, mv: &Move) -> Self {
+        self.play_hashing::<true>(mv)
+    }
+
+    /// The successor without updating the hash (which is left stale): for perft, whose
+    /// positions are never looked up.
+    #[inline]
+    pub(crate) fn play_unhashed(&self, mv: &Move) -> Self {
+        self.play_hashing::<false>(mv)
+    }
+
+    #[inline(always)]
+    fn play_hashing<const HASH: bool>(&self, mv: &Move) -> Self {
         let us = self.side.index();
         let them = 1 - us;
         let from = 1u64 << mv.from;
@@ -228,20 +240,26 @@ impl<R: Rules> Position<R> {
         // From and to may be the same bit (a circular capture): remove first, then place.
         next.pieces[us] &= !from;
         next.kings &= !from;
-        hash ^= Self::piece_key(self.side, was_king, mv.from as u32);
+        if HASH {
+            hash ^= Self::piece_key(self.side, was_king, mv.from as u32);
+        }
         let is_king = was_king || mv.promotes;
         next.pieces[us] |= to;
         if is_king {
             next.kings |= to;
         }
-        hash ^= Self::piece_key(self.side, is_king, mv.to as u32);
+        if HASH {
+            hash ^= Self::piece_key(self.side, is_king, mv.to as u32);
+        }
         if mv.captured != 0 {
-            let opponent = self.side.opponent();
-            for bit in Bits(mv.captured & !self.kings) {
-                hash ^= Self::piece_key(opponent, false, bit);
-            }
-            for bit in Bits(mv.captured & self.kings) {
-                hash ^= Self::piece_key(opponent, true, bit);
+            if HASH {
+                let opponent = self.side.opponent();
+                for bit in Bits(mv.captured & !self.kings) {
+                    hash ^= Self::piece_key(opponent, false, bit);
+                }
+                for bit in Bits(mv.captured & self.kings) {
+                    hash ^= Self::piece_key(opponent, true, bit);
+                }
             }
             next.pieces[them] &= !mv.captured;
             next.kings &= !mv.captured;
