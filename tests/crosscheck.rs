@@ -34,7 +34,11 @@ fn venv_python(name: &str, requirement: &str) -> PathBuf {
         String::from_utf8_lossy(&output.stderr)
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let path = stdout.lines().last().expect("pyenv.sh prints the python path").trim();
+    let path = stdout
+        .lines()
+        .last()
+        .expect("pyenv.sh prints the python path")
+        .trim();
     PathBuf::from(path)
 }
 
@@ -134,11 +138,19 @@ fn compare<R: Rules>(lines: &[OracleLine], library: &str) {
         mismatches.len(),
         lines.len(),
         R::VARIANT,
-        mismatches.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
+        mismatches
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     // The sample must exercise captures and kings, or the comparison proves little.
     assert!(captures * 10 >= lines.len(), "too few captures: {captures}");
-    assert!(with_kings * 10 >= lines.len(), "too few kings: {with_kings}");
+    assert!(
+        with_kings * 10 >= lines.len(),
+        "too few kings: {with_kings}"
+    );
 }
 
 fn pydraughts() -> PathBuf {
