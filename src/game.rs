@@ -217,7 +217,7 @@ impl<R: Rules> Game<R> {
     /// The draw rule that applies now, if any.
     pub fn draw_reason(&self) -> Option<DrawReason> {
         let rules = R::DRAW_RULES;
-        if self.repetitions() >= rules.repetitions {
+        if rules.repetitions > 0 && self.repetitions() >= rules.repetitions {
             return Some(DrawReason::Repetition);
         }
         if rules.no_progress_plies > 0 && self.reversible_plies >= rules.no_progress_plies {

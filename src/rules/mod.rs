@@ -5,7 +5,8 @@
 //! at run time. Front ends (CLI, protocols) hold a [`Variant`] and dispatch once with
 //! [`with_variant!`](crate::with_variant).
 //!
-//! Facts come from `docs/variants.md` (FMJD, WCDF/ACF, FID and national rule books).
+//! Facts come from the rule books (FMJD, WCDF/ACF, FID, national federations) as collected
+//! in the shared `rules.md`; `docs/variants.md` states them as implemented.
 
 use crate::board::{Board8, Board10, Geometry};
 use std::fmt;
@@ -82,7 +83,8 @@ pub enum MidCapturePromotion {
 /// The draw rules a game of the variant applies (see `docs/variants.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DrawRules {
-    /// A position occurring this many times with the same side to move is a draw.
+    /// A position occurring this many times with the same side to move is a draw (0 = no
+    /// repetition rule).
     pub repetitions: u32,
     /// Plies without a capture or a man move after which the game is drawn (0 = no such
     /// rule). Men only ever step forwards, so this is also English's "no man advanced".
@@ -157,7 +159,8 @@ pub enum MoveNotation {
     Cells,
 }
 
-const NO_DRAW_RULES: DrawRules = DrawRules {
+/// Threefold repetition and nothing else (Pool and Spanish: no agreed move-count rule).
+const REPETITION_ONLY: DrawRules = DrawRules {
     repetitions: 3,
     no_progress_plies: 0,
     small_endgame: SmallEndgame::None,
@@ -285,7 +288,7 @@ impl Rules for Pool {
     const MEN_CAPTURE_BACKWARD: bool = true;
     const FLYING_KINGS: bool = true;
     const PRECEDENCE: Precedence = Precedence::Free;
-    const DRAW_RULES: DrawRules = NO_DRAW_RULES;
+    const DRAW_RULES: DrawRules = REPETITION_ONLY;
 }
 
 impl Rules for Italian {
@@ -314,7 +317,7 @@ impl Rules for Spanish {
     const FLYING_KINGS: bool = true;
     const PRECEDENCE: Precedence = Precedence::MostPiecesThenKings;
     const MIRRORED: bool = true;
-    const DRAW_RULES: DrawRules = NO_DRAW_RULES;
+    const DRAW_RULES: DrawRules = REPETITION_ONLY;
 }
 
 impl Rules for Czech {
@@ -344,7 +347,12 @@ impl Rules for Towers {
     const MULTI_CAPTURE: bool = false;
     const PRECEDENCE: Precedence = Precedence::Free;
     const NOTATION: MoveNotation = MoveNotation::Cells;
-    const DRAW_RULES: DrawRules = NO_DRAW_RULES;
+    // The assignment has no draw rule at all.
+    const DRAW_RULES: DrawRules = DrawRules {
+        repetitions: 0,
+        no_progress_plies: 0,
+        small_endgame: SmallEndgame::None,
+    };
 }
 
 /// A variant chosen at run time (CLI, protocols). Dispatch into the generic code with
