@@ -20,6 +20,15 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Search fixed positions of several variants to a fixed depth on one thread; the last
+    /// line, `NODES nodes NPS nps`, carries the behaviour signature (the node count).
+    ///
+    /// Example: damka bench 8
+    Bench {
+        /// Plies to search each position.
+        #[arg(default_value_t = crate::bench::DEFAULT_DEPTH)]
+        depth: u32,
+    },
     /// Count the leaves of the legal move tree (bulk counting at the last ply).
     ///
     /// Example: damka perft --variant international 6
@@ -50,6 +59,10 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
     };
     init_logging();
     match cli.command {
+        Some(Command::Bench { depth }) => {
+            crate::bench::run(depth, &mut std::io::stdout().lock());
+            0
+        }
         Some(Command::Perft {
             variant,
             fen,

@@ -1,14 +1,18 @@
 //! damka: a draughts and checkers engine library (rules, notation, games, perft).
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod board;
 pub mod cli;
+pub mod engine;
+pub mod eval;
 pub mod game;
 pub mod movegen;
 pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod rules;
+pub mod search;
 
 pub use board::{Bitboard, Bits, Board8, Board10, Dir, Geometry};
 pub use movegen::MoveList;

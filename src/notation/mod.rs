@@ -5,6 +5,7 @@
 //! corner is playable and is square 1), so their numbers are the standard ones with each row
 //! reversed; the rules are symmetric, so the generator never needs to know.
 
+pub mod diagram;
 pub mod fen;
 pub mod movetext;
 

@@ -1,0 +1,730 @@
+//! The engine facade: owns the game, the options, the transposition table and the search threads; never prints.
+//!
+//! Front ends (UCI dialect, Hub) turn text into calls here and turn [`Event`]s back into
+//! text. `go` and `stop` return at once; the search runs on its own threads and sends
+//! [`Event::Info`] lines and exactly one [`Event::BestMove`] per `go` over a crossbeam channel.
+//! The variant is chosen at run time: a [`Session`] trait object wraps a `Game<R>` and is the
+//! one place where the engine dispatches into the monomorphised rules and search.
+
+use crate::game::Game;
+use crate::notation::diagram::diagram;
+use crate::notation::fen::{parse_fen, write_fen};
+use crate::notation::movetext::{parse_move_in, write_move_in};
+use crate::position::{Move, Position};
+use crate::rules::{Color, Rules, Variant};
+use crate::search::time::{Clock, TimeBudget, allocate, movetime_budget};
+use crate::search::tt::{TranspositionTable, WIN, WIN_BOUND};
+use crate::search::{GameContext, Iteration, Limits, Searcher, Shared};
+use crate::with_variant;
+use crossbeam_channel::{Receiver, Sender, unbounded};
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// A score as the front ends report it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centi-men (100 = one man) from the side to move's point of view.
+    Centi(i32),
+    /// The side to move wins; the game ends after this many plies.
+    WinIn(u32),
+    /// The side to move loses; the game ends after this many plies.
+    LossIn(u32),
+}
+
+impl Score {
+    /// The report form of a search score.
+    pub fn from_search(score: i32) -> Score {
+        if score > WIN_BOUND {
+            Score::WinIn((WIN - score) as u32)
+        } else if score < -WIN_BOUND {
+            Score::LossIn((WIN + score) as u32)
+        } else {
+            Score::Centi(score)
+        }
+    }
+}
+
+/// One finished iteration, with moves as text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Info {
+    /// Nominal depth.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// 1-based index of the line (MultiPV).
+    pub multipv: usize,
+    /// Score of the line.
+    pub score: Score,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// Permille of the transposition table in use.
+    pub hashfull: u32,
+    /// Milliseconds since `go`.
+    pub time_ms: u64,
+    /// The line, in the variant's notation.
+    pub pv: Vec<String>,
+}
+
+/// What the engine tells its front end.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A finished iteration.
+    Info(Info),
+    /// The end of a search: exactly one per `go`. `best` is `None` when the side to move has
+    /// no legal move (the game is over).
+    BestMove {
+        /// The move to play.
+        best: Option<String>,
+        /// The expected reply, if known.
+        ponder: Option<String>,
+    },
+}
+
+/// The limits of one `go`, as the front end read them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Go {
+    /// Deepest iteration.
+    pub depth: Option<u32>,
+    /// Node limit.
+    pub nodes: Option<u64>,
+    /// Fixed time for this move, milliseconds.
+    pub movetime_ms: Option<u64>,
+    /// White's clock, milliseconds (may be negative: clamped).
+    pub wtime_ms: Option<i64>,
+    /// Black's clock, milliseconds.
+    pub btime_ms: Option<i64>,
+    /// White's increment, milliseconds.
+    pub winc_ms: Option<i64>,
+    /// Black's increment, milliseconds.
+    pub binc_ms: Option<i64>,
+    /// Moves to the next time control.
+    pub movestogo: Option<u32>,
+    /// Search until `stop`.
+    pub infinite: bool,
+    /// Ponder: search untimed until `ponderhit` (then the clock applies) or `stop`.
+    pub ponder: bool,
+    /// Restrict the root to these moves (move texts).
+    pub searchmoves: Vec<String>,
+}
+
+/// Why a command was refused. The engine's state is unchanged after any of these.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineError {
+    /// A bad FEN.
+    Fen(String),
+    /// A bad or illegal move in a move list, with its index (0-based).
+    Move {
+        /// Position in the list.
+        index: usize,
+        /// The error.
+        message: String,
+    },
+    /// An unknown option.
+    UnknownOption(String),
+    /// A bad option value.
+    BadOptionValue {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: String,
+        /// What was expected.
+        expected: String,
+    },
+    /// The command is not allowed while searching.
+    Busy(&'static str),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::Fen(message) => write!(f, "bad FEN: {message}"),
+            EngineError::Move { index, message } => {
+                write!(f, "move {} of the list: {message}", index + 1)
+            }
+            EngineError::UnknownOption(name) => write!(f, "unknown option '{name}'"),
+            EngineError::BadOptionValue {
+                name,
+                value,
+                expected,
+            } => write!(
+                f,
+                "option '{name}': bad value '{value}' (expected {expected})"
+            ),
+            EngineError::Busy(what) => write!(f, "cannot {what} while searching"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// The kind and range of an option, for `uci`/`hub` listings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// An integer in a range.
+    Spin {
+        /// Default.
+        default: i64,
+        /// Least allowed.
+        min: i64,
+        /// Most allowed.
+        max: i64,
+    },
+    /// A boolean.
+    Check {
+        /// Default.
+        default: bool,
+    },
+    /// One of a list of words.
+    Combo {
+        /// Default.
+        default: &'static str,
+        /// The words.
+        values: Vec<&'static str>,
+    },
+    /// An action without a value.
+    Button,
+}
+
+/// One option the engine understands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    /// The name, as written in `setoption name ...`.
+    pub name: &'static str,
+    /// Kind, default and range.
+    pub kind: OptionKind,
+}
+
+/// Largest `Hash` in MB.
+pub const MAX_HASH_MB: i64 = 16384;
+/// Most `Threads`.
+pub const MAX_THREADS: i64 = 256;
+
+/// Every option, in listing order.
+pub fn option_specs() -> Vec<OptionSpec> {
+    vec![
+        OptionSpec {
+            name: "Hash",
+            kind: OptionKind::Spin {
+                default: 64,
+                min: 1,
+                max: MAX_HASH_MB,
+            },
+        },
+        OptionSpec {
+            name: "Threads",
+            kind: OptionKind::Spin {
+                default: 1,
+                min: 1,
+                max: MAX_THREADS,
+            },
+        },
+        OptionSpec {
+            name: "MultiPV",
+            kind: OptionKind::Spin {
+                default: 1,
+                min: 1,
+                max: 64,
+            },
+        },
+        OptionSpec {
+            name: "Ponder",
+            kind: OptionKind::Check { default: false },
+        },
+        OptionSpec {
+            name: "Move Overhead",
+            kind: OptionKind::Spin {
+                default: 30,
+                min: 0,
+                max: 5000,
+            },
+        },
+        OptionSpec {
+            name: "Variant",
+            kind: OptionKind::Combo {
+                default: Variant::default().name(),
+                values: Variant::ALL.iter().map(|v| v.name()).collect(),
+            },
+        },
+        OptionSpec {
+            name: "Clear Hash",
+            kind: OptionKind::Button,
+        },
+    ]
+}
+
+/// The current option values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Transposition table size, MB.
+    pub hash_mb: usize,
+    /// Search threads.
+    pub threads: usize,
+    /// Lines reported.
+    pub multipv: usize,
+    /// The front end may ask for pondering.
+    pub ponder: bool,
+    /// Milliseconds kept in hand per move for communication delays.
+    pub move_overhead_ms: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: 64,
+            threads: 1,
+            multipv: 1,
+            ponder: false,
+            move_overhead_ms: 30,
+        }
+    }
+}
+
+/// A game of some variant, behind one object-safe interface.
+pub trait Session: Send {
+    /// The variant.
+    fn variant(&self) -> Variant;
+    /// A new session of the same variant from a FEN (or the start) and moves; `self` is not
+    /// touched, so a failure leaves the engine's position as it was.
+    fn load(&self, fen: Option<&str>, moves: &[&str]) -> Result<Box<dyn Session>, EngineError>;
+    /// The current position as PDN FEN.
+    fn fen(&self) -> String;
+    /// The current position as a text diagram.
+    fn diagram(&self) -> String;
+    /// The side to move.
+    fn side_to_move(&self) -> Color;
+    /// The static evaluation of the current position, centi-men for the side to move.
+    fn evaluate(&self) -> i32;
+    /// The legal moves, as text.
+    fn legal_moves(&self) -> Vec<String>;
+    /// Perft split by root move.
+    fn divide(&self, depth: u32) -> Vec<(String, u64)>;
+    /// The game's result, if it is over, as text.
+    fn outcome(&self) -> Option<String>;
+    /// Starts a search on its own threads.
+    fn start_search(&self, request: SearchRequest) -> Result<SearchHandle, EngineError>;
+}
+
+/// Everything a search needs besides the position.
+pub struct SearchRequest {
+    /// Limits.
+    pub go: Go,
+    /// Options in force.
+    pub options: Options,
+    /// The shared transposition table.
+    pub tt: Arc<TranspositionTable>,
+    /// Where events go.
+    pub events: Sender<Event>,
+}
+
+/// A running search.
+pub struct SearchHandle {
+    shared: Arc<Shared>,
+    pondering: bool,
+    thread: JoinHandle<()>,
+}
+
+struct GameSession<R: Rules> {
+    game: Game<R>,
+}
+
+impl<R: Rules> GameSession<R> {
+    fn position(&self) -> &Position<R> {
+        self.game.position()
+    }
+}
+
+/// Writes a line of moves from `position` on.
+fn line_text<R: Rules>(position: &Position<R>, line: &[Move]) -> Vec<String> {
+    let mut texts = Vec::with_capacity(line.len());
+    let mut current = *position;
+    for mv in line {
+        let legal = current.legal_moves();
+        if !legal.as_slice().contains(mv) {
+            break;
+        }
+        texts.push(write_move_in(&current, mv, &legal));
+        current = current.play(mv);
+    }
+    texts
+}
+
+impl<R: Rules> Session for GameSession<R> {
+    fn variant(&self) -> Variant {
+        R::VARIANT
+    }
+
+    fn load(&self, fen: Option<&str>, moves: &[&str]) -> Result<Box<dyn Session>, EngineError> {
+        let start = match fen {
+            None => Position::<R>::start(),
+            Some(text) => parse_fen::<R>(text).map_err(|e| EngineError::Fen(e.to_string()))?,
+        };
+        let mut game = Game::new(start);
+        for (index, text) in moves.iter().enumerate() {
+            game.play_text(text).map_err(|e| EngineError::Move {
+                index,
+                message: e.to_string(),
+            })?;
+        }
+        Ok(Box::new(GameSession { game }))
+    }
+
+    fn fen(&self) -> String {
+        write_fen(self.position())
+    }
+
+    fn diagram(&self) -> String {
+        diagram(self.position())
+    }
+
+    fn side_to_move(&self) -> Color {
+        self.position().side_to_move()
+    }
+
+    fn evaluate(&self) -> i32 {
+        crate::eval::evaluate(self.position())
+    }
+
+    fn legal_moves(&self) -> Vec<String> {
+        let position = self.position();
+        let legal = position.legal_moves();
+        legal
+            .iter()
+            .map(|mv| write_move_in(position, mv, &legal))
+            .collect()
+    }
+
+    fn divide(&self, depth: u32) -> Vec<(String, u64)> {
+        crate::perft::divide(self.position(), depth)
+    }
+
+    fn outcome(&self) -> Option<String> {
+        self.game.outcome().map(|o| o.to_string())
+    }
+
+    fn start_search(&self, request: SearchRequest) -> Result<SearchHandle, EngineError> {
+        let root = *self.position();
+        let legal = root.legal_moves();
+        let mut searchmoves = Vec::new();
+        for (index, text) in request.go.searchmoves.iter().enumerate() {
+            let mv = parse_move_in(&root, text, &legal).map_err(|e| EngineError::Move {
+                index,
+                message: e.to_string(),
+            })?;
+            searchmoves.push(mv);
+        }
+        let go = &request.go;
+        let us = root.side_to_move();
+        let (time, inc) = match us {
+            Color::White => (go.wtime_ms, go.winc_ms),
+            Color::Black => (go.btime_ms, go.binc_ms),
+        };
+        let overhead = request.options.move_overhead_ms;
+        let budget: Option<TimeBudget> = if go.infinite {
+            None
+        } else if let Some(movetime) = go.movetime_ms {
+            Some(movetime_budget(movetime, overhead))
+        } else {
+            time.map(|time_ms| {
+                allocate(
+                    &Clock {
+                        time_ms,
+                        inc_ms: inc.unwrap_or(0),
+                        moves_to_go: go.movestogo,
+                    },
+                    overhead,
+                    self.game.ply(),
+                )
+            })
+        };
+        let untimed = go.infinite || go.ponder;
+        let limits = Limits {
+            depth: go.depth,
+            nodes: go.nodes,
+            budget,
+            multipv: request.options.multipv,
+            searchmoves,
+        };
+        let context = GameContext {
+            reversible_hashes: {
+                let positions: Vec<u64> = self.game.positions().map(|p| p.hash()).collect();
+                let keep = self.game.reversible_plies() as usize;
+                let current = positions.len() - 1;
+                positions[current.saturating_sub(keep)..current].to_vec()
+            },
+        };
+        request.tt.new_search();
+        let shared = Arc::new(Shared::new(Arc::clone(&request.tt), untimed));
+        let threads = request.options.threads.max(1);
+        let events = request.events;
+        let thread_shared = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("search-0".into())
+            .spawn(move || {
+                run_search::<R>(root, context, limits, threads, thread_shared, events);
+            })
+            .expect("the system can start a search thread");
+        Ok(SearchHandle {
+            shared,
+            pondering: go.ponder,
+            thread,
+        })
+    }
+}
+
+/// The main search thread: starts the helpers, searches, waits while untimed, reports.
+fn run_search<R: Rules>(
+    root: Position<R>,
+    context: GameContext,
+    limits: Limits,
+    threads: usize,
+    shared: Arc<Shared>,
+    events: Sender<Event>,
+) {
+    let outcome = std::thread::scope(|scope| {
+        for id in 1..threads {
+            let (shared, limits, context) = (&*shared, &limits, &context);
+            scope.spawn(move || {
+                let mut helper = Searcher::<R>::new(shared, limits, id);
+                helper.run(&root, context, &mut |_| {});
+            });
+        }
+        let mut main = Searcher::<R>::new(&shared, &limits, 0);
+        let outcome = main.run(&root, &context, &mut |iteration: &Iteration| {
+            let _ = events.send(Event::Info(info_of(&root, iteration, &shared)));
+        });
+        shared.stop.store(true, Ordering::Relaxed);
+        outcome
+    });
+    // `go infinite` and `go ponder` may not answer before `stop` (or `ponderhit`).
+    while shared.untimed.load(Ordering::Relaxed) && !stop_requested(&shared) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let best = outcome.best.map(|mv| {
+        let legal = root.legal_moves();
+        write_move_in(&root, &mv, &legal)
+    });
+    let ponder = match (outcome.best, outcome.ponder) {
+        (Some(best), Some(reply)) => line_text(&root, &[best, reply]).get(1).cloned(),
+        _ => None,
+    };
+    let _ = events.send(Event::BestMove { best, ponder });
+}
+
+/// The engine's own `stop` flag is reused as the search's; after the search ended it means
+/// "the front end said stop".
+fn stop_requested(shared: &Shared) -> bool {
+    shared.stop_requested.load(Ordering::Relaxed)
+}
+
+fn info_of<R: Rules>(root: &Position<R>, iteration: &Iteration, shared: &Shared) -> Info {
+    let time_ms = iteration.time_ms;
+    Info {
+        depth: iteration.depth,
+        seldepth: iteration.seldepth,
+        multipv: iteration.multipv,
+        score: Score::from_search(iteration.score),
+        nodes: iteration.nodes,
+        nps: iteration.nodes * 1000 / time_ms.max(1),
+        hashfull: shared.tt.hashfull(),
+        time_ms,
+        pv: line_text(root, &iteration.pv),
+    }
+}
+
+/// The engine: options, game, table and the search in progress.
+pub struct Engine {
+    options: Options,
+    tt: Arc<TranspositionTable>,
+    session: Box<dyn Session>,
+    events: Sender<Event>,
+    search: Option<SearchHandle>,
+}
+
+impl Engine {
+    /// A new engine at the default variant's start position, and the receiver of its events.
+    pub fn new() -> (Engine, Receiver<Event>) {
+        let (sender, receiver) = unbounded();
+        let options = Options::default();
+        let engine = Engine {
+            tt: Arc::new(TranspositionTable::new(options.hash_mb)),
+            options,
+            session: session_for(Variant::default()),
+            events: sender,
+            search: None,
+        };
+        (engine, receiver)
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The current variant.
+    pub fn variant(&self) -> Variant {
+        self.session.variant()
+    }
+
+    /// The current game.
+    pub fn session(&self) -> &dyn Session {
+        &*self.session
+    }
+
+    /// True while a search runs (until its `BestMove` was sent).
+    pub fn is_searching(&self) -> bool {
+        self.search
+            .as_ref()
+            .is_some_and(|search| !search.thread.is_finished())
+    }
+
+    /// Sets an option by name (case-insensitive, as UCI allows). Refused while searching,
+    /// except nothing: options take effect at the next `go`.
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        let spec = option_specs()
+            .into_iter()
+            .find(|spec| spec.name.eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| EngineError::UnknownOption(name.trim().to_string()))?;
+        let value = value.trim();
+        let bad = |expected: String| EngineError::BadOptionValue {
+            name: spec.name.to_string(),
+            value: value.to_string(),
+            expected,
+        };
+        match &spec.kind {
+            OptionKind::Spin { min, max, .. } => {
+                let number: i64 = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (*min..=*max).contains(n))
+                    .ok_or_else(|| bad(format!("an integer from {min} to {max}")))?;
+                match spec.name {
+                    "Hash" => {
+                        if self.is_searching() {
+                            return Err(EngineError::Busy("resize the hash"));
+                        }
+                        self.options.hash_mb = number as usize;
+                        self.tt = Arc::new(TranspositionTable::new(number as usize));
+                    }
+                    "Threads" => self.options.threads = number as usize,
+                    "MultiPV" => self.options.multipv = number as usize,
+                    "Move Overhead" => self.options.move_overhead_ms = number as u64,
+                    _ => unreachable!("every spin option is handled"),
+                }
+            }
+            OptionKind::Check { .. } => {
+                let flag = match value.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(bad("true or false".into())),
+                };
+                if spec.name == "Ponder" {
+                    self.options.ponder = flag;
+                }
+            }
+            OptionKind::Combo { values, .. } => {
+                let variant: Variant = value
+                    .parse()
+                    .map_err(|_| bad(format!("one of {}", values.join(", "))))?;
+                if self.is_searching() {
+                    return Err(EngineError::Busy("change the variant"));
+                }
+                self.session = session_for(variant);
+            }
+            OptionKind::Button => {
+                if self.is_searching() {
+                    return Err(EngineError::Busy("clear the hash"));
+                }
+                self.tt.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// Switches to another variant at its start position.
+    pub fn set_variant(&mut self, variant: Variant) -> Result<(), EngineError> {
+        if self.is_searching() {
+            return Err(EngineError::Busy("change the variant"));
+        }
+        self.session = session_for(variant);
+        Ok(())
+    }
+
+    /// A new game: clears the table (the position is set by the next `position`).
+    pub fn new_game(&mut self) -> Result<(), EngineError> {
+        if self.is_searching() {
+            return Err(EngineError::Busy("start a new game"));
+        }
+        self.tt.clear();
+        self.session = session_for(self.variant());
+        Ok(())
+    }
+
+    /// Sets the position from a FEN (or the start) and moves; on error nothing changes.
+    pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), EngineError> {
+        if self.is_searching() {
+            return Err(EngineError::Busy("set the position"));
+        }
+        self.session = self.session.load(fen, moves)?;
+        Ok(())
+    }
+
+    /// Starts a search; returns at once. A search still running is stopped first (it sends
+    /// its own `BestMove`).
+    pub fn go(&mut self, go: Go) -> Result<(), EngineError> {
+        self.finish_search();
+        let handle = self.session.start_search(SearchRequest {
+            go,
+            options: self.options.clone(),
+            tt: Arc::clone(&self.tt),
+            events: self.events.clone(),
+        })?;
+        self.search = Some(handle);
+        Ok(())
+    }
+
+    /// Asks the search to stop; returns at once. Its `BestMove` follows.
+    pub fn stop(&mut self) {
+        if let Some(search) = &self.search {
+            search.shared.stop_requested.store(true, Ordering::Relaxed);
+            search.shared.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The opponent played the expected move: the ponder search goes on under the clock.
+    pub fn ponderhit(&mut self) {
+        if let Some(search) = &mut self.search
+            && search.pondering
+        {
+            search.pondering = false;
+            let shared = &search.shared;
+            shared
+                .clock_origin_ms
+                .store(shared.elapsed_ms(), Ordering::Relaxed);
+            shared.untimed.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Stops any search and waits for its thread (its `BestMove` has then been sent).
+    pub fn finish_search(&mut self) {
+        self.stop();
+        if let Some(search) = self.search.take() {
+            let _ = search.thread.join();
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.finish_search();
+    }
+}
+
+/// A fresh game of `variant` at its start position.
+pub fn session_for(variant: Variant) -> Box<dyn Session> {
+    with_variant!(variant, R => Box::new(GameSession::<R> { game: Game::default() }))
+}

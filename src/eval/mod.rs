@@ -1,0 +1,633 @@
+//! Static evaluation per variant family, from the side to move's point of view.
+//!
+//! [`evaluate`] scores a position in centi-men (100 = one man) for the side to move with the
+//! default weights of its variant; [`evaluate_with`] does the same with any [`Weights`] (for
+//! a tuner). Every term is a handful of shifts and popcounts over the ghost-square bitboards:
+//! no move generation, no allocation, no loop over pieces.
+//!
+//! Each side is scored by the same code seen from its own side of the board, with "forward"
+//! meaning towards its promotion row and ranks counted from its own back row. Reversing the
+//! directions and the rank order is exactly the 180-degree rotation of the board, and every
+//! other square set used here (centre, main diagonal, the pair of halves) is mapped onto
+//! itself by that rotation, so the score is colour-symmetric by construction: swapping the
+//! colours, rotating the board and passing the move gives the same score.
+//!
+//! The terms and where they come from:
+//! - material: men and kings, the king's worth set per variant and tapered from opening to
+//!   endgame, plus a bonus for the first king (Scan 3.0, `eval.cpp`);
+//! - advancement per rank, tapered so that it weighs more as material goes down, and the
+//!   checkers tempo count, the sum of the ranks advanced (A. L. Samuel, "Some Studies in
+//!   Machine Learning Using the Game of Checkers", 1959; J. Schaeffer et al., "A World
+//!   Championship Caliber Checkers Program", 1992, on Chinook);
+//! - back-rank guard, centre control and mobility (Samuel's BACK, CENT and MOB terms); here
+//!   mobility counts only the men's steps to squares no enemy piece in front can take at once,
+//!   and king mobility counts the squares each king can step to;
+//! - left/right balance of the men (Scan 3.0);
+//! - runaway men, whose way to promotion is clear (Chinook);
+//! - kings on the main diagonal (flying kings) and in the centre (short kings; Samuel's
+//!   KCENT);
+//! - drawish material for flying kings: a lead with too few pieces against a king is divided
+//!   down, as Scan 3.0 does for international draughts;
+//! - a small bonus for the side to move.
+
+pub mod weights;
+
+pub use weights::{Weights, weights};
+
+use crate::board::{Bitboard, Dir, Geometry};
+use crate::position::Position;
+use crate::rules::{Color, Rules};
+use weights::{MAX_RANKS, RUNAWAY_DISTANCES};
+
+/// Scores `position` for the side to move with the default weights of its variant.
+#[inline]
+pub fn evaluate<R: Rules>(position: &Position<R>) -> i32 {
+    // Inlined with the weights as constants: zero weights drop their terms at compile time.
+    score::<R>(position, weights::<R>())
+}
+
+/// Scores `position` for the side to move with the weights `w`.
+#[inline]
+pub fn evaluate_with<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
+    score::<R>(position, w)
+}
+
+/// The evaluation itself, for [`evaluate`] and [`evaluate_with`].
+#[inline(always)]
+fn score<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
+    let white = position.pieces(Color::White);
+    let black = position.pieces(Color::Black);
+    let kings = position.kings();
+    let empty = position.empty();
+    let (white_terms, black_terms) = if Position::<R>::moves_up(Color::White) {
+        (
+            side_terms::<R, true>(white, black, kings, empty, w),
+            side_terms::<R, false>(black, white, kings, empty, w),
+        )
+    } else {
+        (
+            side_terms::<R, false>(white, black, kings, empty, w),
+            side_terms::<R, true>(black, white, kings, empty, w),
+        )
+    };
+
+    // Tapered blend: all the start material = opening, none = endgame.
+    let full = (2 * R::START_ROWS * R::Geometry::PER_ROW) as i32;
+    let phase = ((white | black).count_ones() as i32).min(full);
+    let opening = white_terms.opening - black_terms.opening;
+    let endgame = white_terms.endgame - black_terms.endgame;
+    let mut score =
+        (opening * phase + endgame * (full - phase)) / full + white_terms.flat - black_terms.flat;
+
+    if score > 0 {
+        score = scale_drawish::<R>(score, white, black, kings, w);
+    } else if score < 0 {
+        score = -scale_drawish::<R>(-score, black, white, kings, w);
+    }
+
+    let score = match position.side_to_move() {
+        Color::White => score,
+        Color::Black => -score,
+    };
+    score + w.side_to_move
+}
+
+/// A side's terms: the opening and endgame parts to blend, and the part that is not tapered.
+#[derive(Clone, Copy, Debug, Default)]
+struct Terms {
+    opening: i32,
+    endgame: i32,
+    flat: i32,
+}
+
+/// The square sets of a board that the evaluation uses, made at compile time.
+trait Masks: Geometry {
+    /// Each row, 0 at the top; rows past the board are empty.
+    const ROWS: [Bitboard; MAX_RANKS] = rows(Self::SIZE, Self::PER_ROW, &Self::BIT_OF);
+    /// The two middle rows without the two outer columns on each side (14, 15, 18, 19 on 8x8;
+    /// 22-24 and 27-29 on 10x10).
+    const CENTRE: Bitboard = region(
+        Self::SIZE,
+        Self::PER_ROW,
+        &Self::BIT_OF,
+        (Self::SIZE / 2 - 1, Self::SIZE / 2),
+        (2, Self::SIZE - 3),
+    );
+    /// The central 4x4 squares.
+    const KING_CENTRE: Bitboard = region(
+        Self::SIZE,
+        Self::PER_ROW,
+        &Self::BIT_OF,
+        (Self::SIZE / 2 - 2, Self::SIZE / 2 + 1),
+        (Self::SIZE / 2 - 2, Self::SIZE / 2 + 1),
+    );
+    /// The left half of the board (columns a to d, or a to e).
+    const LEFT: Bitboard = region(
+        Self::SIZE,
+        Self::PER_ROW,
+        &Self::BIT_OF,
+        (0, Self::SIZE - 1),
+        (0, Self::SIZE / 2 - 1),
+    );
+    /// The right half of the board.
+    const RIGHT: Bitboard = region(
+        Self::SIZE,
+        Self::PER_ROW,
+        &Self::BIT_OF,
+        (0, Self::SIZE - 1),
+        (Self::SIZE / 2, Self::SIZE - 1),
+    );
+    /// The main diagonal, from the bottom-left corner to the top-right one.
+    const MAIN_DIAGONAL: Bitboard = main_diagonal(Self::SIZE, Self::PER_ROW, &Self::BIT_OF);
+}
+
+impl<G: Geometry> Masks for G {}
+
+/// Row and column of a square index (the top-left corner square is not playable).
+const fn row_col(square: usize, per_row: usize) -> (usize, usize) {
+    let row = square / per_row;
+    (row, 2 * (square % per_row) + (1 - row % 2))
+}
+
+const fn rows(size: usize, per_row: usize, bit_of: &[u8; 64]) -> [Bitboard; MAX_RANKS] {
+    let mut out = [0; MAX_RANKS];
+    let mut square = 0;
+    while square < size * per_row {
+        out[square / per_row] |= 1 << bit_of[square];
+        square += 1;
+    }
+    out
+}
+
+/// The squares with the row and column within the given inclusive ranges.
+const fn region(
+    size: usize,
+    per_row: usize,
+    bit_of: &[u8; 64],
+    rows: (usize, usize),
+    cols: (usize, usize),
+) -> Bitboard {
+    let mut out = 0;
+    let mut square = 0;
+    while square < size * per_row {
+        let (row, col) = row_col(square, per_row);
+        if row >= rows.0 && row <= rows.1 && col >= cols.0 && col <= cols.1 {
+            out |= 1 << bit_of[square];
+        }
+        square += 1;
+    }
+    out
+}
+
+const fn main_diagonal(size: usize, per_row: usize, bit_of: &[u8; 64]) -> Bitboard {
+    let mut out = 0;
+    let mut square = 0;
+    while square < size * per_row {
+        let (row, col) = row_col(square, per_row);
+        if row + col == size - 1 {
+            out |= 1 << bit_of[square];
+        }
+        square += 1;
+    }
+    out
+}
+
+/// `dir` as seen by a side moving up (`UP`) or, rotated half a turn, by a side moving down.
+#[inline(always)]
+const fn oriented<const UP: bool>(dir: Dir) -> Dir {
+    if UP { dir } else { dir.reverse() }
+}
+
+/// The squares of rank `rank` (0 = own back row) for a side moving up or down.
+#[inline(always)]
+fn rank<G: Geometry, const UP: bool>(rank: usize) -> Bitboard {
+    if UP {
+        G::ROWS[G::SIZE - 1 - rank]
+    } else {
+        G::ROWS[rank]
+    }
+}
+
+/// The terms of the side owning `own`, whose men move up (`UP`) or down.
+#[inline(always)]
+fn side_terms<R: Rules, const UP: bool>(
+    own: Bitboard,
+    opp: Bitboard,
+    kings: Bitboard,
+    empty: Bitboard,
+    w: &Weights,
+) -> Terms {
+    let size = R::Geometry::SIZE;
+    let step = |set: Bitboard, dir: Dir| R::Geometry::step(set, dir);
+    let ahead_left = oriented::<UP>(Dir::UpLeft);
+    let ahead_right = oriented::<UP>(Dir::UpRight);
+    let behind_left = oriented::<UP>(Dir::DownLeft);
+    let behind_right = oriented::<UP>(Dir::DownRight);
+    // The squares just behind some square of `set` (the squares that have it ahead).
+    let behind = |set: Bitboard| step(set, behind_left) | step(set, behind_right);
+
+    let men = own & !kings;
+    let own_kings = own & kings;
+    let opp_men = opp & !kings;
+    let opp_kings = opp & kings;
+    let mut terms = Terms::default();
+
+    // Material.
+    let king_count = own_kings.count_ones() as i32;
+    terms.flat += w.man * men.count_ones() as i32;
+    terms.opening += w.king_opening * king_count;
+    terms.endgame += w.king_endgame * king_count;
+    if own_kings != 0 {
+        terms.flat += w.first_king;
+    }
+
+    // Advancement per rank and the tempo count.
+    for r in 0..size {
+        let count = (men & rank::<R::Geometry, UP>(r)).count_ones() as i32;
+        let ranks = r as i32;
+        terms.opening += count * (w.advance_opening[r] + ranks * w.tempo_opening);
+        terms.endgame += count * (w.advance_endgame[r] + ranks * w.tempo_endgame);
+    }
+
+    // Back-rank guard, while the opponent has men that could crown there.
+    if opp_men != 0 {
+        terms.flat += w.back_rank * (men & rank::<R::Geometry, UP>(0)).count_ones() as i32;
+    }
+
+    // Centre and left/right balance.
+    terms.flat += w.centre * (men & R::Geometry::CENTRE).count_ones() as i32;
+    let left = (men & R::Geometry::LEFT).count_ones() as i32;
+    let right = (men & R::Geometry::RIGHT).count_ones() as i32;
+    terms.flat += w.balance * (left - right).abs();
+
+    // Safe steps of the men. A man stepping ahead-left to t can be taken at once by an enemy
+    // piece ahead-left of t (it jumps onto the square the man left) or ahead-right of t when
+    // the square behind-left of t is empty; the same mirrored for ahead-right steps.
+    let to_left = step(men, ahead_left) & empty;
+    let to_right = step(men, ahead_right) & empty;
+    let enemy_ahead_left = step(opp, behind_right);
+    let enemy_ahead_right = step(opp, behind_left);
+    let unsafe_left = enemy_ahead_left | (enemy_ahead_right & step(empty, ahead_right));
+    let unsafe_right = enemy_ahead_right | (enemy_ahead_left & step(empty, ahead_left));
+    let safe_steps =
+        (to_left & !unsafe_left).count_ones() + (to_right & !unsafe_right).count_ones();
+    terms.flat += w.mobility * safe_steps as i32;
+
+    // Runaway men. `blocked[d]` holds the squares with an occupied square in the cone of
+    // depth d + 1 ahead (the squares a man could reach in d + 1 steps).
+    let occupied = own | opp;
+    let one_step = men & rank::<R::Geometry, UP>(size - 2) & behind(empty);
+    let mut runaways = w.runaway[0] * one_step.count_ones() as i32;
+    if opp_kings == 0 {
+        let mut blocked = behind(occupied);
+        for d in 1..RUNAWAY_DISTANCES {
+            blocked = behind(occupied | blocked);
+            let clear = men & rank::<R::Geometry, UP>(size - 2 - d) & !blocked;
+            runaways += w.runaway[d] * clear.count_ones() as i32;
+        }
+    }
+    terms.flat += runaways;
+
+    // Kings: mobility, main diagonal, centre.
+    if own_kings != 0 {
+        let mut reach = 0;
+        for dir in Dir::ALL {
+            let mut ray = step(own_kings, dir) & empty;
+            reach += ray.count_ones();
+            if R::FLYING_KINGS {
+                // All kings slide at once: after k steps the set holds the k-th square of
+                // every line still open.
+                ray = step(ray, dir) & empty;
+                while ray != 0 {
+                    reach += ray.count_ones();
+                    ray = step(ray, dir) & empty;
+                }
+            }
+        }
+        terms.flat += w.king_mobility * reach as i32
+            + w.king_main_diagonal * (own_kings & R::Geometry::MAIN_DIAGONAL).count_ones() as i32
+            + w.king_centre * (own_kings & R::Geometry::KING_CENTRE).count_ones() as i32;
+    }
+    terms
+}
+
+/// A lead of `score` > 0 for the side owning `strong`, divided down when the material left
+/// rarely wins against the kings of `weak` (Scan 3.0's drawish-material rule).
+#[inline(always)]
+fn scale_drawish<R: Rules>(
+    score: i32,
+    strong: Bitboard,
+    weak: Bitboard,
+    kings: Bitboard,
+    w: &Weights,
+) -> i32 {
+    let weak_kings = weak & kings;
+    if weak_kings == 0 {
+        return score;
+    }
+    let strong_pieces = strong.count_ones() as i32;
+    let lone_king_on_diagonal =
+        weak.count_ones() == 1 && weak_kings & R::Geometry::MAIN_DIAGONAL != 0;
+    if strong_pieces <= w.drawish_pieces
+        || (lone_king_on_diagonal && strong_pieces <= w.drawish_pieces_diagonal)
+    {
+        return score / w.drawish_divisor.max(1);
+    }
+    let strong_kings = (strong & kings).count_ones() as i32;
+    let men_difference =
+        (strong & !kings).count_ones() as i32 - (weak & !kings).count_ones() as i32;
+    if strong_kings == weak_kings.count_ones() as i32 && men_difference.abs() <= 1 {
+        return score / w.king_parity_divisor.max(1);
+    }
+    score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Bits;
+    use crate::rules::{
+        Brazilian, Czech, English, International, Italian, Pool, Russian, Spanish, Towers,
+    };
+
+    /// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator for the playouts.
+    struct SplitMix(u64);
+
+    impl SplitMix {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Every position of `games` random playouts of up to `plies` plies from the start.
+    fn playout_positions<R: Rules>(seed: u64, games: usize, plies: usize) -> Vec<Position<R>> {
+        let mut rng = SplitMix(seed);
+        let mut out = Vec::new();
+        for _ in 0..games {
+            let mut position = Position::<R>::start();
+            for _ in 0..plies {
+                out.push(position);
+                let legal = position.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                position = position.play(&legal.as_slice()[rng.below(legal.len())]);
+            }
+        }
+        out
+    }
+
+    /// Rotates a set of bits half a turn: square s goes to square SQUARES - 1 - s.
+    fn rotate<G: Geometry>(set: Bitboard) -> Bitboard {
+        Bits(set)
+            .map(|bit| {
+                let square = usize::from(G::SQUARE_OF[bit as usize]);
+                1u64 << G::BIT_OF[G::SQUARES - 1 - square]
+            })
+            .fold(0, |a, b| a | b)
+    }
+
+    /// The colour-flipped mirror: colours swapped, board rotated, the other side to move.
+    fn flipped<R: Rules>(position: &Position<R>) -> Position<R> {
+        Position::from_parts(
+            rotate::<R::Geometry>(position.pieces(Color::Black)),
+            rotate::<R::Geometry>(position.pieces(Color::White)),
+            rotate::<R::Geometry>(position.kings()),
+            position.side_to_move().opponent(),
+        )
+    }
+
+    /// A weight set with every weight non-zero and distinct, so that every term is exercised.
+    fn busy_weights() -> Weights {
+        let count = weights::INTERNATIONAL.to_vec().len();
+        let values: Vec<i32> = (0..count as i32).map(|i| 3 + 7 * i % 23).collect();
+        let mut w = weights::INTERNATIONAL
+            .with_values(&values)
+            .expect("right length");
+        w.man = 100;
+        w.drawish_pieces = 4;
+        w.drawish_pieces_diagonal = 5;
+        w.drawish_divisor = 3;
+        w.king_parity_divisor = 2;
+        w
+    }
+
+    /// Random placements of up to `max` pieces a side, some of them kings (not always legal
+    /// positions, which the evaluation must survive all the same).
+    fn random_boards<R: Rules>(seed: u64, count: usize, max: usize) -> Vec<Position<R>> {
+        let mut rng = SplitMix(seed);
+        let squares = R::Geometry::SQUARES;
+        (0..count)
+            .map(|_| {
+                let mut sides = [0u64; 2];
+                let mut kings = 0u64;
+                let king_share = rng.below(4);
+                for side in &mut sides {
+                    for _ in 0..rng.below(max + 1) {
+                        let bit = 1u64 << R::Geometry::BIT_OF[rng.below(squares)];
+                        *side |= bit;
+                        if rng.below(4) < king_share {
+                            kings |= bit;
+                        }
+                    }
+                }
+                sides[1] &= !sides[0];
+                kings &= sides[0] | sides[1];
+                let side = if rng.below(2) == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                Position::from_parts(sides[0], sides[1], kings, side)
+            })
+            .collect()
+    }
+
+    fn start_scores_the_move_bonus<R: Rules>() {
+        let start = Position::<R>::start();
+        let w = weights::<R>();
+        assert_eq!(evaluate(&start), w.side_to_move);
+        let other = start.with_side_to_move(start.side_to_move().opponent());
+        assert_eq!(evaluate(&other), w.side_to_move);
+        assert_eq!(
+            evaluate_with(&start, &busy_weights()),
+            busy_weights().side_to_move
+        );
+    }
+
+    fn colour_symmetric<R: Rules>() {
+        let mut positions = playout_positions::<R>(0x5EED ^ R::VARIANT as u64, 60, 160);
+        positions.extend(random_boards::<R>(7, 2000, R::Geometry::SQUARES / 2));
+        let busy = busy_weights();
+        for position in &positions {
+            let mirror = flipped(position);
+            assert_eq!(flipped(&mirror), *position);
+            assert_eq!(evaluate(position), evaluate(&mirror), "{position:?}");
+            assert_eq!(
+                evaluate_with(position, &busy),
+                evaluate_with(&mirror, &busy),
+                "{position:?}"
+            );
+        }
+    }
+
+    fn a_man_up_scores_positive<R: Rules>() {
+        let start = Position::<R>::start();
+        for color in [Color::White, Color::Black] {
+            let them = color.opponent();
+            for bit in Bits(start.pieces(them)) {
+                let mut pieces = [start.pieces(Color::White), start.pieces(Color::Black)];
+                pieces[them.index()] &= !(1u64 << bit);
+                for side in [color, them] {
+                    let position = Position::<R>::from_parts(pieces[0], pieces[1], 0, side);
+                    let score = evaluate(&position);
+                    let ours = if side == color { score } else { -score };
+                    assert!(ours > 50, "{position:?}: {ours}");
+                }
+            }
+        }
+    }
+
+    fn a_king_beats_a_man<R: Rules>() {
+        // Every man of the start position, and every man of playout positions that is not
+        // within reach of promotion, is worth less than a king on its square.
+        let mut positions = vec![Position::<R>::start()];
+        positions.extend(playout_positions::<R>(99, 20, 120));
+        for position in &positions {
+            for color in [Color::White, Color::Black] {
+                let far = (0..R::Geometry::SIZE - 1 - RUNAWAY_DISTANCES)
+                    .map(|r| {
+                        if Position::<R>::moves_up(color) {
+                            R::Geometry::row_mask(R::Geometry::SIZE - 1 - r)
+                        } else {
+                            R::Geometry::row_mask(r)
+                        }
+                    })
+                    .fold(0, |a, b| a | b);
+                for bit in Bits(position.men(color) & far) {
+                    let crowned = Position::<R>::from_parts(
+                        position.pieces(Color::White),
+                        position.pieces(Color::Black),
+                        position.kings() | (1u64 << bit),
+                        color,
+                    );
+                    let plain = position.with_side_to_move(color);
+                    assert!(
+                        evaluate(&crowned) > evaluate(&plain),
+                        "{plain:?} vs {crowned:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    fn scores_stay_bounded<R: Rules>() {
+        let full = R::START_ROWS * R::Geometry::PER_ROW;
+        let mut positions = playout_positions::<R>(3, 30, 200);
+        positions.extend(random_boards::<R>(11, 3000, full));
+        // One side alone with all its pieces crowned.
+        let start = Position::<R>::start();
+        for color in [Color::White, Color::Black] {
+            let pieces = start.pieces(color);
+            let (white, black) = match color {
+                Color::White => (pieces, 0),
+                Color::Black => (0, pieces),
+            };
+            positions.push(Position::from_parts(white, black, pieces, color));
+            positions.push(Position::from_parts(white, black, 0, color.opponent()));
+        }
+        for position in &positions {
+            let score = evaluate(position);
+            assert!(score.abs() < 12_000, "{position:?}: {score}");
+        }
+    }
+
+    macro_rules! variant_tests {
+        ($($module:ident: $rules:ty,)*) => {$(
+            mod $module {
+                use super::*;
+
+                #[test]
+                fn start_position_scores_the_side_to_move_bonus() {
+                    start_scores_the_move_bonus::<$rules>();
+                }
+
+                #[test]
+                fn colour_flip_gives_the_same_score() {
+                    colour_symmetric::<$rules>();
+                }
+
+                #[test]
+                fn a_man_up_is_positive() {
+                    a_man_up_scores_positive::<$rules>();
+                }
+
+                #[test]
+                fn a_king_is_worth_more_than_a_man() {
+                    a_king_beats_a_man::<$rules>();
+                }
+
+                #[test]
+                fn scores_stay_well_inside_the_win_range() {
+                    scores_stay_bounded::<$rules>();
+                }
+            }
+        )*};
+    }
+
+    variant_tests! {
+        english: English,
+        international: International,
+        brazilian: Brazilian,
+        russian: Russian,
+        pool: Pool,
+        italian: Italian,
+        spanish: Spanish,
+        czech: Czech,
+        towers: Towers,
+    }
+
+    #[test]
+    fn masks_have_the_expected_squares() {
+        use crate::board::{Board8, Board10};
+        let squares = |set: Bitboard, squares_of: &[u8; 64]| -> Vec<u8> {
+            Bits(set).map(|b| squares_of[b as usize] + 1).collect()
+        };
+        assert_eq!(
+            squares(Board8::CENTRE, &Board8::SQUARE_OF),
+            [14, 15, 18, 19]
+        );
+        assert_eq!(
+            squares(Board10::CENTRE, &Board10::SQUARE_OF),
+            [22, 23, 24, 27, 28, 29]
+        );
+        assert_eq!(
+            squares(Board8::MAIN_DIAGONAL, &Board8::SQUARE_OF),
+            [4, 8, 11, 15, 18, 22, 25, 29]
+        );
+        assert_eq!(
+            squares(Board10::MAIN_DIAGONAL, &Board10::SQUARE_OF),
+            [5, 10, 14, 19, 23, 28, 32, 37, 41, 46]
+        );
+        assert_eq!(Board8::KING_CENTRE.count_ones(), 8);
+        assert_eq!(Board10::KING_CENTRE.count_ones(), 8);
+        assert_eq!(Board8::LEFT | Board8::RIGHT, Board8::BOARD);
+        assert_eq!(Board8::LEFT & Board8::RIGHT, 0);
+        assert_eq!(Board10::LEFT.count_ones(), 25);
+        for r in 0..10 {
+            assert_eq!(Board10::ROWS[r], Board10::row_mask(r));
+        }
+        for r in 0..8 {
+            assert_eq!(Board8::ROWS[r], Board8::row_mask(r));
+        }
+        assert_eq!(Board8::ROWS[8] | Board8::ROWS[9], 0);
+    }
+}

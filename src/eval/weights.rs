@@ -1,0 +1,418 @@
+//! The evaluation weights: the `Weights` struct, the default set of each variant family, and a flat and a text form for tuners.
+//!
+//! Every number the evaluation uses lives here. A tuner (Texel's method: fit the weights so
+//! that a logistic of the score predicts game results) can read a set as a flat vector with
+//! [`Weights::to_vec`], write one back with [`Weights::with_values`], and store or load it as
+//! text with [`Weights::to_text`] and [`Weights::parse_text`]; the search then runs with it
+//! through [`crate::eval::evaluate_with`].
+//!
+//! Units are centi-men: a man is worth 100. "Opening" and "endgame" weights are blended by the
+//! amount of material left (all pieces on the board at the start = opening, none = endgame),
+//! as in Fruit-style tapered evaluation and in Scan 3.0 (`eval.cpp`, a middle-game and an
+//! endgame weight per feature interpolated by the game stage). Ranks count from the side's own
+//! back row (rank 0) towards its promotion row (rank `SIZE - 1`).
+//!
+//! The default values are hand-set starting points, not tuned: the king values follow the
+//! usual rules of thumb of each game (international king about three men, Russian king two
+//! and a half to three, checkers king about one and a half), the rest are small positional
+//! nudges chosen so that no combination of them outweighs a man.
+
+use crate::rules::{Rules, Variant};
+use std::fmt;
+
+/// The most ranks a board has (10x10).
+pub const MAX_RANKS: usize = 10;
+
+/// The number of distances from promotion for which [`Weights::runaway`] has a weight.
+pub const RUNAWAY_DISTANCES: usize = 3;
+
+/// A weight field of [`Weights`]: one number or a fixed-size array of them.
+trait Slot {
+    /// True for an array (written with all its values on one line).
+    const ARRAY: bool;
+    fn values(&self) -> &[i32];
+    fn values_mut(&mut self) -> &mut [i32];
+}
+
+impl Slot for i32 {
+    const ARRAY: bool = false;
+    fn values(&self) -> &[i32] {
+        std::slice::from_ref(self)
+    }
+    fn values_mut(&mut self) -> &mut [i32] {
+        std::slice::from_mut(self)
+    }
+}
+
+impl<const N: usize> Slot for [i32; N] {
+    const ARRAY: bool = true;
+    fn values(&self) -> &[i32] {
+        self
+    }
+    fn values_mut(&mut self) -> &mut [i32] {
+        self
+    }
+}
+
+/// Declares [`Weights`] and, from the same list, the visitors that give every field its name,
+/// so the flat and text forms can never miss a field.
+macro_rules! weights_struct {
+    ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
+        /// One complete set of evaluation weights (centi-men; see the module documentation).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct Weights {
+            $($(#[$doc])* pub $field: $ty,)*
+        }
+
+        impl Weights {
+            /// Calls `f` with the name, the array flag and the values of every field, in
+            /// declaration order.
+            fn visit(&self, f: &mut dyn FnMut(&'static str, bool, &[i32])) {
+                $(f(stringify!($field), <$ty as Slot>::ARRAY, self.$field.values());)*
+            }
+
+            /// Like [`Weights::visit`], with the values writable.
+            fn visit_mut(&mut self, f: &mut dyn FnMut(&'static str, bool, &mut [i32])) {
+                $(f(stringify!($field), <$ty as Slot>::ARRAY, self.$field.values_mut());)*
+            }
+        }
+    };
+}
+
+weights_struct! {
+    /// A man. The unit of the scale: 100 in every default set.
+    man: i32,
+    /// A king, with all the material on the board.
+    king_opening: i32,
+    /// A king, in a bare endgame.
+    king_endgame: i32,
+    /// Extra for having at least one king: the first king changes the game far more than
+    /// the next ones (Scan 3.0 gives the first king and the further kings separate weights).
+    first_king: i32,
+    /// Per man on each rank (index = rank, 0 = own back row), with all the material on.
+    advance_opening: [i32; MAX_RANKS],
+    /// Per man on each rank, in a bare endgame: progress towards promotion counts more as
+    /// the board empties.
+    advance_endgame: [i32; MAX_RANKS],
+    /// Per rank advanced, summed over the men (the checkers "tempo" count, Samuel 1959 and
+    /// Chinook), with all the material on. Adds a linear part to the advancement tables.
+    tempo_opening: i32,
+    /// Per rank advanced, summed over the men, in a bare endgame.
+    tempo_endgame: i32,
+    /// Per man on its own back row while the opponent still has men to crown (Samuel's
+    /// BACK term; Chinook's back-rank guard).
+    back_rank: i32,
+    /// Per man on the central squares (the two middle rows, without the two outer columns
+    /// on each side; Samuel's CENT term).
+    centre: i32,
+    /// Per man of difference between the men on the left and right halves, usually
+    /// negative: Scan 3.0 scores the left/right balance of each side.
+    balance: i32,
+    /// Per non-capturing step of a man to a square where no enemy piece in front can take
+    /// it at once (Samuel's MOB, restricted to safe steps).
+    mobility: i32,
+    /// Per square a king can step to (flying kings: every square along the open lines;
+    /// short kings: the empty neighbours). Scan 3.0 also scores king mobility.
+    king_mobility: i32,
+    /// Per runaway man, by distance from promotion (index 0 = one step): a man whose way
+    /// to the promotion row is clear (Chinook's "runaway checker"). One step away the man
+    /// needs one empty square ahead; farther, the whole cone ahead must be empty and the
+    /// opponent must have no king.
+    runaway: [i32; RUNAWAY_DISTANCES],
+    /// Per king on the main (long) diagonal, which a flying king holds against several
+    /// kings (Petrov's triangle needs it free in Russian draughts).
+    king_main_diagonal: i32,
+    /// Per king on the central 4x4 squares (Samuel's KCENT: short kings belong in the centre,
+    /// away from the edges and corners where they are trapped).
+    king_centre: i32,
+    /// For the side to move (the move itself is worth something).
+    side_to_move: i32,
+    /// Drawish material, as in Scan 3.0: a side ahead with at most this many pieces against
+    /// an opponent with a king can rarely win; its score is divided by `drawish_divisor`
+    /// (0 = no such rule).
+    drawish_pieces: i32,
+    /// The same, against a lone king on the main diagonal (the Russian three-kings rule); 0 =
+    /// no such rule.
+    drawish_pieces_diagonal: i32,
+    /// The divisor of drawish material (1 = no scaling).
+    drawish_divisor: i32,
+    /// Divisor of a lead when both sides have the same number of kings (at least one) and
+    /// their men differ by at most one, as in Scan 3.0 (1 = no scaling).
+    king_parity_divisor: i32,
+}
+
+/// International draughts (10x10, flying kings).
+pub const INTERNATIONAL: Weights = Weights {
+    man: 100,
+    king_opening: 270,
+    king_endgame: 300,
+    first_king: 40,
+    advance_opening: [0, 0, 1, 2, 3, 4, 5, 6, 8, 0],
+    advance_endgame: [0, 2, 4, 6, 9, 13, 18, 25, 35, 0],
+    tempo_opening: 0,
+    tempo_endgame: 0,
+    back_rank: 3,
+    centre: 6,
+    balance: -3,
+    mobility: 2,
+    king_mobility: 1,
+    runaway: [70, 35, 15],
+    king_main_diagonal: 20,
+    king_centre: 0,
+    side_to_move: 5,
+    drawish_pieces: 3,
+    drawish_pieces_diagonal: 0,
+    drawish_divisor: 8,
+    king_parity_divisor: 2,
+};
+
+/// Flying kings on 8x8: Russian, Brazilian, Pool, Spanish, Czech.
+pub const FLYING_8X8: Weights = Weights {
+    man: 100,
+    king_opening: 240,
+    king_endgame: 270,
+    first_king: 30,
+    advance_opening: [0, 1, 2, 3, 4, 6, 8, 0, 0, 0],
+    advance_endgame: [0, 3, 6, 10, 15, 22, 32, 0, 0, 0],
+    tempo_opening: 0,
+    tempo_endgame: 0,
+    back_rank: 5,
+    centre: 8,
+    balance: -2,
+    mobility: 2,
+    king_mobility: 1,
+    runaway: [70, 35, 15],
+    king_main_diagonal: 25,
+    king_centre: 0,
+    side_to_move: 5,
+    drawish_pieces: 2,
+    drawish_pieces_diagonal: 3,
+    drawish_divisor: 8,
+    king_parity_divisor: 2,
+};
+
+/// Short kings on 8x8: English / American checkers (the family's base set).
+pub const ENGLISH: Weights = Weights {
+    man: 100,
+    king_opening: 140,
+    king_endgame: 150,
+    first_king: 0,
+    advance_opening: [0, 0, 0, 0, 0, 2, 4, 0, 0, 0],
+    advance_endgame: [0, 0, 0, 0, 2, 5, 10, 0, 0, 0],
+    tempo_opening: 1,
+    tempo_endgame: 4,
+    back_rank: 8,
+    centre: 6,
+    balance: 0,
+    mobility: 2,
+    king_mobility: 3,
+    runaway: [40, 20, 10],
+    king_main_diagonal: 0,
+    king_centre: 8,
+    side_to_move: 5,
+    drawish_pieces: 0,
+    drawish_pieces_diagonal: 0,
+    drawish_divisor: 1,
+    king_parity_divisor: 1,
+};
+
+/// Italian draughts: short kings that men may not capture, so a king is worth more.
+pub const ITALIAN: Weights = Weights {
+    king_opening: 160,
+    king_endgame: 170,
+    runaway: [55, 28, 12],
+    ..ENGLISH
+};
+
+/// The COMP10002 towers variant: towers step one square in every direction; capturing is
+/// optional and one jump at a time, so a tower is hard to win back. The assignment's own
+/// board cost counts a tower as three men; here it sits between that and a checkers king.
+pub const TOWERS: Weights = Weights {
+    king_opening: 170,
+    king_endgame: 180,
+    runaway: [60, 30, 12],
+    ..ENGLISH
+};
+
+/// The default weights of a variant.
+pub const fn for_variant(variant: Variant) -> &'static Weights {
+    match variant {
+        Variant::International => &INTERNATIONAL,
+        Variant::Brazilian
+        | Variant::Russian
+        | Variant::Pool
+        | Variant::Spanish
+        | Variant::Czech => &FLYING_8X8,
+        Variant::English => &ENGLISH,
+        Variant::Italian => &ITALIAN,
+        Variant::Towers => &TOWERS,
+    }
+}
+
+/// The default weights of the variant `R`.
+#[inline(always)]
+pub const fn weights<R: Rules>() -> &'static Weights {
+    for_variant(R::VARIANT)
+}
+
+/// Why a weight text was rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WeightsError {
+    /// A line names no field of [`Weights`].
+    UnknownName(String),
+    /// A field's line has the wrong number of values or a value that is not an integer.
+    BadValues(String),
+}
+
+impl fmt::Display for WeightsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WeightsError::UnknownName(name) => write!(f, "unknown weight '{name}'"),
+            WeightsError::BadValues(line) => write!(f, "bad weight values in '{line}'"),
+        }
+    }
+}
+
+impl std::error::Error for WeightsError {}
+
+impl Weights {
+    /// Every weight as one flat vector, fields in declaration order and arrays in index
+    /// order (the parameter vector of a tuner).
+    pub fn to_vec(&self) -> Vec<i32> {
+        let mut out = Vec::new();
+        self.visit(&mut |_, _, values| out.extend_from_slice(values));
+        out
+    }
+
+    /// The name of each entry of [`Weights::to_vec`]: the field, with `[i]` for arrays.
+    pub fn names() -> Vec<String> {
+        let mut out = Vec::new();
+        ENGLISH.visit(&mut |name, array, values| {
+            if array {
+                out.extend((0..values.len()).map(|i| format!("{name}[{i}]")));
+            } else {
+                out.push(name.to_string());
+            }
+        });
+        out
+    }
+
+    /// A set made from a flat vector in the order of [`Weights::to_vec`]; `None` when the
+    /// length is wrong.
+    pub fn with_values(&self, values: &[i32]) -> Option<Weights> {
+        if values.len() != self.to_vec().len() {
+            return None;
+        }
+        let mut out = *self;
+        let mut rest = values;
+        out.visit_mut(&mut |_, _, slot| {
+            let (head, tail) = rest.split_at(slot.len());
+            slot.copy_from_slice(head);
+            rest = tail;
+        });
+        Some(out)
+    }
+
+    /// The set as text: one line per field, `name value` or `name v0 v1 ...` for arrays.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        self.visit(&mut |name, _, values| {
+            out.push_str(name);
+            for value in values {
+                out.push(' ');
+                out.push_str(&value.to_string());
+            }
+            out.push('\n');
+        });
+        out
+    }
+
+    /// This set with the fields given in `text` replaced (the format of
+    /// [`Weights::to_text`]; blank lines and `#` comments are ignored, fields not named keep
+    /// their values).
+    pub fn parse_text(&self, text: &str) -> Result<Weights, WeightsError> {
+        let mut out = *self;
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            let mut words = line.split_whitespace();
+            let Some(name) = words.next() else {
+                continue;
+            };
+            let values: Result<Vec<i32>, _> = words.map(str::parse::<i32>).collect();
+            let values = values.map_err(|_| WeightsError::BadValues(line.to_string()))?;
+            let mut found = false;
+            let mut fits = false;
+            out.visit_mut(&mut |field, _, slot| {
+                if field == name {
+                    found = true;
+                    if slot.len() == values.len() {
+                        fits = true;
+                        slot.copy_from_slice(&values);
+                    }
+                }
+            });
+            if !found {
+                return Err(WeightsError::UnknownName(name.to_string()));
+            }
+            if !fits {
+                return Err(WeightsError::BadValues(line.to_string()));
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Default for Weights {
+    /// The international set.
+    fn default() -> Self {
+        INTERNATIONAL
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flat_and_text_forms_round_trip() {
+        for variant in Variant::ALL {
+            let weights = for_variant(variant);
+            let flat = weights.to_vec();
+            assert_eq!(flat.len(), Weights::names().len());
+            assert_eq!(ENGLISH.with_values(&flat).as_ref(), Some(weights));
+            assert_eq!(ENGLISH.parse_text(&weights.to_text()).as_ref(), Ok(weights));
+        }
+        assert_eq!(ENGLISH.with_values(&[1, 2, 3]), None);
+    }
+
+    #[test]
+    fn text_overrides_only_the_named_fields() {
+        let text = "# a comment\n\nking_opening 123\nrunaway 1 2 3 # trailing\n";
+        let parsed = ENGLISH.parse_text(text).expect("valid text");
+        assert_eq!(parsed.king_opening, 123);
+        assert_eq!(parsed.runaway, [1, 2, 3]);
+        assert_eq!(parsed.king_endgame, ENGLISH.king_endgame);
+        assert!(matches!(
+            ENGLISH.parse_text("kingg 1"),
+            Err(WeightsError::UnknownName(_))
+        ));
+        assert!(matches!(
+            ENGLISH.parse_text("runaway 1 2"),
+            Err(WeightsError::BadValues(_))
+        ));
+        assert!(matches!(
+            ENGLISH.parse_text("man x"),
+            Err(WeightsError::BadValues(_))
+        ));
+    }
+
+    #[test]
+    fn a_king_is_worth_more_than_a_man_in_every_set() {
+        for variant in Variant::ALL {
+            let w = for_variant(variant);
+            assert!(w.king_opening > w.man, "{variant}");
+            assert!(w.king_endgame > w.man, "{variant}");
+            assert!(w.drawish_divisor >= 1 && w.king_parity_divisor >= 1);
+        }
+    }
+}

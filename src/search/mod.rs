@@ -1,0 +1,670 @@
+//! Search: iterative-deepening NegaScout over a shared transposition table, under time control.
+//!
+//! One [`Searcher`] per thread. Thread 0 reports each finished iteration and decides when to
+//! stop; the other threads (Lazy SMP) search the same root with the same shared table and
+//! stop flag, so their work reaches thread 0 through the table only.
+//!
+//! Scores are in centi-men from the side to move's point of view. A win is `WIN - plies`
+//! where `plies` counts to the end of the game (the loser has no legal move); see
+//! [`tt::WIN`].
+
+pub mod time;
+pub mod tt;
+
+use crate::eval::evaluate;
+use crate::movegen::MoveList;
+use crate::position::{Move, Position};
+use crate::rules::Rules;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+use time::TimeBudget;
+use tt::{Bound, TranspositionTable, WIN, WIN_BOUND, score_from_tt, score_to_tt};
+
+/// The deepest ply the search reaches (iterations, extensions and capture resolution).
+pub const MAX_PLY: usize = 128;
+/// The score of a draw.
+pub const DRAW: i32 = 0;
+/// Larger than any score.
+pub const INFINITE: i32 = WIN + 1;
+
+/// What limits one search. Time limits are turned into a [`TimeBudget`] by the caller.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Deepest iteration.
+    pub depth: Option<u32>,
+    /// Stop after about this many nodes (all threads together).
+    pub nodes: Option<u64>,
+    /// Soft and hard time limits, if any.
+    pub budget: Option<TimeBudget>,
+    /// Principal variations to report (at least 1).
+    pub multipv: usize,
+    /// Restrict the root to these moves (empty: all legal moves).
+    pub searchmoves: Vec<Move>,
+}
+
+/// State shared by the search threads and the engine that started them.
+#[derive(Debug)]
+pub struct Shared {
+    /// Set to stop every thread as soon as possible (by the front end, a limit, or the end of
+    /// the main thread's search).
+    pub stop: AtomicBool,
+    /// Set only by the front end's `stop`: an untimed search that has finished waits for it.
+    pub stop_requested: AtomicBool,
+    /// While set, time limits do not apply (pondering, `go infinite`).
+    pub untimed: AtomicBool,
+    /// Milliseconds after the start from which time is counted (set at `ponderhit`).
+    pub clock_origin_ms: AtomicU64,
+    /// Nodes searched by all threads (updated in batches).
+    pub nodes: AtomicU64,
+    /// The transposition table.
+    pub tt: Arc<TranspositionTable>,
+    /// When the search started.
+    pub start: Instant,
+}
+
+impl Shared {
+    /// Fresh state for one search.
+    pub fn new(tt: Arc<TranspositionTable>, untimed: bool) -> Self {
+        Shared {
+            stop: AtomicBool::new(false),
+            stop_requested: AtomicBool::new(false),
+            untimed: AtomicBool::new(untimed),
+            clock_origin_ms: AtomicU64::new(0),
+            nodes: AtomicU64::new(0),
+            tt,
+            start: Instant::now(),
+        }
+    }
+
+    /// Milliseconds since the search started.
+    pub fn elapsed_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Milliseconds that count against the time budget.
+    fn timed_ms(&self) -> u64 {
+        self.elapsed_ms()
+            .saturating_sub(self.clock_origin_ms.load(Ordering::Relaxed))
+    }
+}
+
+/// One finished iteration (or principal variation, with MultiPV), for reporting.
+#[derive(Clone, Debug)]
+pub struct Iteration {
+    /// Nominal depth.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// 1-based index of the principal variation.
+    pub multipv: usize,
+    /// Score of the line.
+    pub score: i32,
+    /// Nodes of all threads so far.
+    pub nodes: u64,
+    /// Milliseconds since the start.
+    pub time_ms: u64,
+    /// The line, its first move first.
+    pub pv: Vec<Move>,
+}
+
+/// The result of a search.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// The move to play (`None` when there is no legal move).
+    pub best: Option<Move>,
+    /// The expected reply.
+    pub ponder: Option<Move>,
+    /// Score of the best move.
+    pub score: i32,
+    /// Deepest finished iteration.
+    pub depth: u32,
+    /// Nodes of this thread.
+    pub nodes: u64,
+}
+
+/// The game as the search needs it: hashes of the earlier positions that can still repeat.
+#[derive(Clone, Debug, Default)]
+pub struct GameContext {
+    /// Hashes of the positions since the last capture or man move, oldest first, the current
+    /// position excluded.
+    pub reversible_hashes: Vec<u64>,
+}
+
+#[derive(Clone, Debug)]
+struct RootMove {
+    mv: Move,
+    score: i32,
+    previous_score: i32,
+    pv: Vec<Move>,
+}
+
+/// How often (in nodes) a thread looks at the clock and publishes its node count.
+const POLL_INTERVAL: u64 = 1024;
+
+/// One thread's search.
+pub struct Searcher<'a, R: Rules> {
+    shared: &'a Shared,
+    limits: &'a Limits,
+    thread_id: usize,
+    nodes: u64,
+    unpublished_nodes: u64,
+    seldepth: usize,
+    stopped: bool,
+    /// Hashes along the game and the search path, for repetition checks.
+    path: Vec<u64>,
+    /// Plies since the last capture or man move at each entry of `path`.
+    reversible: Vec<u32>,
+    killers: [[Move; 2]; MAX_PLY + 1],
+    history: Box<[[u32; 64]; 64]>,
+    lists: Vec<MoveList>,
+    pv: Vec<Vec<Move>>,
+    rules: std::marker::PhantomData<R>,
+}
+
+impl<'a, R: Rules> Searcher<'a, R> {
+    /// A searcher for one thread.
+    pub fn new(shared: &'a Shared, limits: &'a Limits, thread_id: usize) -> Self {
+        Searcher {
+            shared,
+            limits,
+            thread_id,
+            nodes: 0,
+            unpublished_nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            path: Vec::with_capacity(256),
+            reversible: Vec::with_capacity(256),
+            killers: [[Move::default(); 2]; MAX_PLY + 1],
+            history: Box::new([[0; 64]; 64]),
+            lists: (0..=MAX_PLY).map(|_| MoveList::new()).collect(),
+            pv: vec![Vec::new(); MAX_PLY + 1],
+            rules: std::marker::PhantomData,
+        }
+    }
+
+    /// Iterative deepening from `root`; `report` gets every finished iteration (thread 0
+    /// only).
+    pub fn run(
+        &mut self,
+        root: &Position<R>,
+        game: &GameContext,
+        report: &mut dyn FnMut(&Iteration),
+    ) -> Outcome {
+        let legal = root.legal_moves();
+        let mut root_moves: Vec<RootMove> = legal
+            .iter()
+            .filter(|m| self.limits.searchmoves.is_empty() || self.limits.searchmoves.contains(m))
+            .map(|&mv| RootMove {
+                mv,
+                score: -INFINITE,
+                previous_score: -INFINITE,
+                pv: vec![mv],
+            })
+            .collect();
+        if root_moves.is_empty() {
+            return Outcome::default();
+        }
+        self.path.clear();
+        self.reversible.clear();
+        let count = game.reversible_hashes.len();
+        for (index, &hash) in game.reversible_hashes.iter().enumerate() {
+            self.path.push(hash);
+            self.reversible.push(index as u32);
+        }
+        self.path.push(root.hash());
+        self.reversible.push(count as u32);
+
+        let multipv = self.limits.multipv.clamp(1, root_moves.len());
+        let max_depth = self
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 8)
+            .min(MAX_PLY as u32 - 8);
+        let mut outcome = Outcome {
+            best: Some(root_moves[0].mv),
+            ponder: None,
+            score: 0,
+            depth: 0,
+            nodes: 0,
+        };
+        // Lazy SMP: helpers start one iteration deeper every other thread, so threads spread
+        // over depths and fill the table with different work.
+        let first_depth = 1 + (self.thread_id % 2) as u32;
+        for depth in first_depth..=max_depth {
+            for pv_index in 0..multipv {
+                self.seldepth = 0;
+                let previous = root_moves[pv_index].previous_score;
+                let score = self.aspiration(root, &mut root_moves, pv_index, depth, previous);
+                if self.stopped {
+                    break;
+                }
+                // Stable sort keeps the earlier order among equal scores.
+                root_moves[pv_index..].sort_by_key(|m| std::cmp::Reverse(m.score));
+                if self.thread_id == 0 {
+                    let line = &root_moves[pv_index];
+                    report(&Iteration {
+                        depth,
+                        seldepth: self.seldepth as u32,
+                        multipv: pv_index + 1,
+                        score,
+                        nodes: self.shared.nodes.load(Ordering::Relaxed) + self.unpublished_nodes,
+                        time_ms: self.shared.elapsed_ms(),
+                        pv: line.pv.clone(),
+                    });
+                }
+            }
+            if self.stopped {
+                break;
+            }
+            for root_move in root_moves.iter_mut() {
+                root_move.previous_score = root_move.score;
+            }
+            let best = &root_moves[0];
+            outcome = Outcome {
+                best: Some(best.mv),
+                ponder: best.pv.get(1).copied(),
+                score: best.score,
+                depth,
+                nodes: self.nodes,
+            };
+            if self.thread_id == 0 && self.should_stop_after_iteration(&root_moves, depth) {
+                break;
+            }
+        }
+        self.publish_nodes();
+        outcome.nodes = self.nodes;
+        outcome
+    }
+
+    /// True when no further iteration should start.
+    fn should_stop_after_iteration(&self, root_moves: &[RootMove], depth: u32) -> bool {
+        let untimed = self.shared.untimed.load(Ordering::Relaxed);
+        if untimed {
+            return false;
+        }
+        if let Some(budget) = &self.limits.budget {
+            if root_moves.len() == 1 && self.limits.depth.is_none() && depth >= 4 {
+                // One legal move: no time needs spending on it.
+                return true;
+            }
+            if self.shared.timed_ms() >= budget.soft_ms {
+                return true;
+            }
+        }
+        // A proven result needs no deeper search.
+        root_moves[0].score.abs() > WIN_BOUND && depth as i32 > WIN - root_moves[0].score.abs()
+    }
+
+    /// A root search in a window around the previous score, widened on failure.
+    fn aspiration(
+        &mut self,
+        root: &Position<R>,
+        root_moves: &mut [RootMove],
+        pv_index: usize,
+        depth: u32,
+        previous: i32,
+    ) -> i32 {
+        let mut delta = 30;
+        let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < WIN_BOUND {
+            (previous - delta, previous + delta)
+        } else {
+            (-INFINITE, INFINITE)
+        };
+        loop {
+            let score = self.root_search(root, root_moves, pv_index, depth, alpha, beta);
+            if self.stopped {
+                return score;
+            }
+            if score <= alpha {
+                alpha = (alpha - delta).max(-INFINITE);
+            } else if score >= beta {
+                beta = (beta + delta).min(INFINITE);
+            } else {
+                return score;
+            }
+            delta *= 2;
+            if delta > 1000 {
+                alpha = -INFINITE;
+                beta = INFINITE;
+            }
+        }
+    }
+
+    fn root_search(
+        &mut self,
+        root: &Position<R>,
+        root_moves: &mut [RootMove],
+        pv_index: usize,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let mut best = -INFINITE;
+        for (offset, root_move) in root_moves[pv_index..].iter_mut().enumerate() {
+            let mv = root_move.mv;
+            let child = root.play(&mv);
+            self.push_path(root, &mv, &child);
+            let depth = depth as i32;
+            let score = if offset == 0 {
+                -self.pvs(&child, depth - 1, -beta, -alpha, 1, true)
+            } else {
+                let probe = -self.pvs(&child, depth - 1, -alpha - 1, -alpha, 1, false);
+                if probe > alpha && probe < beta && !self.stopped {
+                    -self.pvs(&child, depth - 1, -beta, -alpha, 1, true)
+                } else {
+                    probe
+                }
+            };
+            self.pop_path();
+            if self.stopped {
+                return best;
+            }
+            if offset == 0 || score > alpha {
+                root_move.score = score;
+                root_move.pv.clear();
+                root_move.pv.push(mv);
+                root_move.pv.extend_from_slice(&self.pv[1]);
+            } else {
+                // Only a bound is known: sort it below the best.
+                root_move.score = -INFINITE;
+            }
+            if score > best {
+                best = score;
+            }
+            if score > alpha {
+                alpha = score;
+                if score >= beta {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    #[inline]
+    fn push_path(&mut self, parent: &Position<R>, mv: &Move, child: &Position<R>) {
+        let man_moved = parent.kings() & (1u64 << mv.from) == 0;
+        let reversible = if mv.is_capture() || man_moved {
+            0
+        } else {
+            self.reversible.last().copied().unwrap_or(0) + 1
+        };
+        self.path.push(child.hash());
+        self.reversible.push(reversible);
+    }
+
+    #[inline]
+    fn pop_path(&mut self) {
+        self.path.pop();
+        self.reversible.pop();
+    }
+
+    /// True when the position on top of the path repeats an earlier one (a draw inside the
+    /// search) or the variant's no-progress rule ends the game.
+    fn is_draw(&self) -> bool {
+        let reversible = *self.reversible.last().expect("the path holds the node") as usize;
+        let rules = R::DRAW_RULES;
+        if rules.no_progress_plies > 0 && reversible >= rules.no_progress_plies as usize {
+            return true;
+        }
+        if rules.repetitions == 0 {
+            return false;
+        }
+        let hash = *self.path.last().expect("the path holds the node");
+        let len = self.path.len();
+        let mut back = 4;
+        while back <= reversible && back < len {
+            if self.path[len - 1 - back] == hash {
+                return true;
+            }
+            back += 2;
+        }
+        false
+    }
+
+    /// Counts a node; every [`POLL_INTERVAL`] nodes publishes the count and checks limits.
+    #[inline]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        self.unpublished_nodes += 1;
+        if self.unpublished_nodes >= POLL_INTERVAL {
+            self.publish_nodes();
+            self.check_limits();
+        }
+    }
+
+    fn publish_nodes(&mut self) {
+        self.shared
+            .nodes
+            .fetch_add(self.unpublished_nodes, Ordering::Relaxed);
+        self.unpublished_nodes = 0;
+    }
+
+    fn check_limits(&mut self) {
+        if self.shared.stop.load(Ordering::Relaxed) {
+            self.stopped = true;
+            return;
+        }
+        if self.thread_id != 0 {
+            return;
+        }
+        if let Some(limit) = self.limits.nodes
+            && self.shared.nodes.load(Ordering::Relaxed) >= limit
+        {
+            self.stop_all();
+            return;
+        }
+        if let Some(budget) = &self.limits.budget
+            && !self.shared.untimed.load(Ordering::Relaxed)
+            && self.shared.timed_ms() >= budget.hard_ms
+        {
+            self.stop_all();
+        }
+    }
+
+    fn stop_all(&mut self) {
+        self.stopped = true;
+        self.shared.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// NegaScout (Reinefeld 1983): the first move with the full window, the others with a
+    /// null window and a re-search when they beat alpha.
+    fn pvs(
+        &mut self,
+        position: &Position<R>,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv_node: bool,
+    ) -> i32 {
+        self.pv[ply].clear();
+        if self.is_draw() {
+            return DRAW;
+        }
+        if depth <= 0 || ply >= MAX_PLY - 1 {
+            return self.quiescence(position, alpha, beta, ply);
+        }
+        self.count_node();
+        if self.stopped {
+            return DRAW;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        // A win can be no shorter than the plies already played: mate-distance pruning.
+        let alpha_floor = -(WIN - ply as i32);
+        let beta_ceiling = WIN - ply as i32 - 1;
+        let (alpha_bound, beta_bound) = (alpha.max(alpha_floor), beta.min(beta_ceiling));
+        if alpha_bound >= beta_bound {
+            return alpha_bound;
+        }
+
+        let key = position.hash();
+        let entry = self.shared.tt.probe(key);
+        let mut tt_move = None;
+        if let Some(entry) = entry {
+            let score = score_from_tt(entry.score(), ply);
+            if !pv_node && entry.depth() >= depth {
+                let cutoff = match entry.bound() {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if cutoff {
+                    return score;
+                }
+            }
+            tt_move = Some(entry);
+        }
+
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        position.legal_moves_into(&mut list);
+        if list.is_empty() {
+            self.lists[ply] = list;
+            return -(WIN - ply as i32);
+        }
+        // A forced move costs no width: look one ply further (Scan does the same).
+        let extension = i32::from(list.len() == 1);
+        let mut order: Vec<(i32, Move)> = list
+            .iter()
+            .map(|&mv| (self.order_score(&mv, tt_move.as_ref(), ply), mv))
+            .collect();
+        order.sort_unstable_by_key(|entry| std::cmp::Reverse(entry.0));
+        self.lists[ply] = list;
+
+        let original_alpha = alpha;
+        let mut best_score = -INFINITE;
+        let mut best_move = None;
+        for (index, &(_, mv)) in order.iter().enumerate() {
+            let child = position.play(&mv);
+            self.push_path(position, &mv, &child);
+            let new_depth = depth - 1 + extension;
+            let score = if index == 0 {
+                -self.pvs(&child, new_depth, -beta, -alpha, ply + 1, pv_node)
+            } else {
+                let probe = -self.pvs(&child, new_depth, -alpha - 1, -alpha, ply + 1, false);
+                if probe > alpha && probe < beta && pv_node && !self.stopped {
+                    -self.pvs(&child, new_depth, -beta, -alpha, ply + 1, true)
+                } else {
+                    probe
+                }
+            };
+            self.pop_path();
+            if self.stopped {
+                return DRAW;
+            }
+            if score > best_score {
+                best_score = score;
+                best_move = Some(mv);
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, mv);
+                    if score >= beta {
+                        if !mv.is_capture() {
+                            self.reward_quiet(&mv, ply, depth);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.shared.tt.store(
+            key,
+            best_move.as_ref(),
+            score_to_tt(best_score, ply),
+            depth,
+            bound,
+        );
+        best_score
+    }
+
+    /// Capture resolution at the horizon. Captures are compulsory, so a side that has one
+    /// may not stand pat: all its captures are searched. Otherwise the static evaluation
+    /// stands.
+    fn quiescence(&mut self, position: &Position<R>, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.pv[ply].clear();
+        self.count_node();
+        if self.stopped {
+            return DRAW;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if ply >= MAX_PLY - 1 {
+            return evaluate(position);
+        }
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        position.generate_captures(&mut list);
+        if list.is_empty() || !R::CAPTURE_COMPULSORY {
+            self.lists[ply] = list;
+            if position.count_steps() == 0 && !position.has_capture() {
+                return -(WIN - ply as i32);
+            }
+            return evaluate(position);
+        }
+        let mut best = -INFINITE;
+        let count = list.len();
+        for index in 0..count {
+            let mv = list.as_slice()[index];
+            let child = position.play(&mv);
+            let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
+            if self.stopped {
+                self.lists[ply] = list;
+                return DRAW;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.lists[ply] = list;
+        best
+    }
+
+    fn order_score(&self, mv: &Move, tt_move: Option<&tt::TtEntry>, ply: usize) -> i32 {
+        if tt_move.is_some_and(|entry| entry.matches(mv)) {
+            return i32::MAX;
+        }
+        if mv.is_capture() {
+            return 1 << 28 | (mv.capture_count() as i32) << 16;
+        }
+        let mut score = self.history[mv.from as usize][mv.to as usize] as i32;
+        if mv.promotes {
+            score += 1 << 26;
+        }
+        if self.killers[ply][0] == *mv {
+            score += 1 << 25;
+        } else if self.killers[ply][1] == *mv {
+            score += 1 << 24;
+        }
+        score
+    }
+
+    fn reward_quiet(&mut self, mv: &Move, ply: usize, depth: i32) {
+        if self.killers[ply][0] != *mv {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = *mv;
+        }
+        let slot = &mut self.history[mv.from as usize][mv.to as usize];
+        *slot = slot.saturating_add((depth * depth) as u32).min(1 << 23);
+    }
+
+    fn update_pv(&mut self, ply: usize, mv: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(mv);
+        line.extend_from_slice(&tail[0]);
+    }
+}

@@ -1,0 +1,160 @@
+//! Search and engine facade: legal best moves everywhere, prompt stop, deterministic node counts.
+
+use damka::engine::{Engine, Event, Go};
+use damka::rules::Variant;
+use damka::search::tt::TranspositionTable;
+use damka::search::{GameContext, Limits, Searcher, Shared};
+use damka::{Position, Rules, with_variant};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A small deterministic generator (SplitMix64) for random playouts.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Positions reached by random playouts from the start.
+fn random_positions<R: Rules>(seed: u64, count: usize) -> Vec<Position<R>> {
+    let mut rng = Rng(seed);
+    let mut positions = Vec::with_capacity(count);
+    while positions.len() < count {
+        let mut position = Position::<R>::start();
+        let length = rng.next() % 80;
+        for _ in 0..length {
+            let legal = position.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let index = (rng.next() % legal.len() as u64) as usize;
+            position = position.play(&legal.as_slice()[index]);
+        }
+        positions.push(position);
+    }
+    positions
+}
+
+fn search_fixed<R: Rules>(position: &Position<R>, depth: u32) -> (Option<damka::Move>, u64) {
+    let shared = Shared::new(Arc::new(TranspositionTable::new(4)), false);
+    let limits = Limits {
+        depth: Some(depth),
+        multipv: 1,
+        ..Limits::default()
+    };
+    let mut searcher = Searcher::<R>::new(&shared, &limits, 0);
+    let outcome = searcher.run(position, &GameContext::default(), &mut |_| {});
+    (outcome.best, outcome.nodes)
+}
+
+fn best_moves_are_legal<R: Rules>() {
+    for position in random_positions::<R>(7, 60) {
+        let legal = position.legal_moves();
+        let (best, _) = search_fixed(&position, 4);
+        match best {
+            None => assert!(legal.is_empty(), "no best move in {position:?}"),
+            Some(mv) => assert!(
+                legal.as_slice().contains(&mv),
+                "illegal best move {mv:?} in {position:?}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn best_moves_are_legal_in_every_variant() {
+    for variant in Variant::ALL {
+        with_variant!(variant, R => best_moves_are_legal::<R>());
+    }
+}
+
+fn node_counts_repeat<R: Rules>() {
+    for position in random_positions::<R>(11, 5) {
+        let first = search_fixed(&position, 6);
+        let second = search_fixed(&position, 6);
+        assert_eq!(first, second, "fixed-depth search differs in {position:?}");
+    }
+}
+
+#[test]
+fn fixed_depth_single_thread_is_deterministic() {
+    for variant in Variant::ALL {
+        with_variant!(variant, R => node_counts_repeat::<R>());
+    }
+}
+
+fn wait_best_move(events: &crossbeam_channel::Receiver<Event>, limit: Duration) -> Option<String> {
+    let deadline = Instant::now() + limit;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match events.recv_timeout(left) {
+            Ok(Event::BestMove { best, .. }) => return best,
+            Ok(Event::Info(_)) => continue,
+            Err(_) => panic!("no bestmove within {limit:?}"),
+        }
+    }
+}
+
+#[test]
+fn stop_during_infinite_is_prompt_and_legal() {
+    let (mut engine, events) = Engine::new();
+    engine.set_variant(Variant::International).unwrap();
+    engine
+        .go(Go {
+            infinite: true,
+            ..Go::default()
+        })
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let stopped = Instant::now();
+    engine.stop();
+    let best = wait_best_move(&events, Duration::from_secs(2)).expect("a move");
+    assert!(
+        stopped.elapsed() < Duration::from_millis(50),
+        "stop took {:?}",
+        stopped.elapsed()
+    );
+    assert!(
+        engine.session().legal_moves().contains(&best),
+        "{best} is illegal"
+    );
+}
+
+#[test]
+fn movetime_is_respected() {
+    let (mut engine, events) = Engine::new();
+    let started = Instant::now();
+    engine
+        .go(Go {
+            movetime_ms: Some(200),
+            ..Go::default()
+        })
+        .unwrap();
+    let best = wait_best_move(&events, Duration::from_secs(3)).expect("a move");
+    let took = started.elapsed();
+    assert!(
+        took <= Duration::from_millis(260),
+        "movetime 200 took {took:?}"
+    );
+    assert!(engine.session().legal_moves().contains(&best));
+}
+
+#[test]
+fn a_finished_game_has_no_best_move() {
+    let (mut engine, events) = Engine::new();
+    // White to move with no pieces left: the game is over.
+    engine.set_position(Some("W:W:B1,2"), &[]).unwrap();
+    engine
+        .go(Go {
+            depth: Some(3),
+            ..Go::default()
+        })
+        .unwrap();
+    assert_eq!(wait_best_move(&events, Duration::from_secs(2)), None);
+}
