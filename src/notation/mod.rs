@@ -91,7 +91,7 @@ pub fn bit_of_algebraic<R: Rules>(text: &str) -> Option<u8> {
     if bytes.len() < 2 || !bytes[0].is_ascii_alphabetic() {
         return None;
     }
-    let col = (bytes[0].to_ascii_lowercase() - b'a') as usize;
+    let col = bytes[0].to_ascii_lowercase().checked_sub(b'a')? as usize;
     let rank: usize = text[1..].parse().ok()?;
     let size = R::Geometry::SIZE;
     if rank == 0 || rank > size {
@@ -112,8 +112,8 @@ pub fn bit_of_cell<R: Rules>(text: &str) -> Option<u8> {
     if bytes.len() != 2 || !bytes[0].is_ascii_alphabetic() || !bytes[1].is_ascii_digit() {
         return None;
     }
-    let col = (bytes[0].to_ascii_uppercase() - b'A') as usize;
-    let row = (bytes[1] - b'1') as usize;
+    let col = bytes[0].to_ascii_uppercase().checked_sub(b'A')? as usize;
+    let row = bytes[1].checked_sub(b'1')? as usize;
     bit_at::<R>(row, col)
 }
 

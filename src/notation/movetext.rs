@@ -5,9 +5,11 @@
 //! written only when another legal move shares its start and end squares.
 //!
 //! Read: squares in numbers, algebraic (8x8) or cells (towers), separated by `-`, `x` or `:`.
-//! Extra squares between the first and the last are landing squares, in order (any subset of
-//! the route's landings), or else the complete set of captured squares (the Hub protocol's
-//! `28x19x23`).
+//! Extra squares between the first and the last are landing squares, in order: the complete
+//! list names its route's move; a partial list (any subsequence of the landings) must fit one
+//! move only. When no move reads that way, the text is tried as the Hub protocol's capture,
+//! `from x to x captured...` (`28x19x23`: from 28 to 19 taking 23), captured squares in any
+//! order.
 
 use super::{parse_square, square_name};
 use crate::movegen::MoveList;
@@ -163,52 +165,59 @@ pub fn parse_move_in<R: Rules>(
         .copied()
         .filter(|m| m.from == from && m.to == to)
         .collect();
-    if same_ends.is_empty() {
-        let reason = if legal.iter().any(|m| m.is_capture()) && R::CAPTURE_COMPULSORY {
-            let best = &legal.as_slice()[0];
-            format!(
-                "a capture is compulsory (e.g. {})",
-                write_move_in::<R>(position, best, legal)
-            )
-        } else if !legal.iter().any(|m| m.from == from) {
-            format!("the piece on {} cannot move", square_name::<R>(from))
+    let middle = &squares[1..squares.len() - 1];
+    let matching: Vec<Move> = if same_ends.is_empty() {
+        Vec::new()
+    } else if middle.is_empty() {
+        same_ends.clone()
+    } else {
+        let routes: Vec<(Move, Vec<Vec<u8>>)> = same_ends
+            .iter()
+            .map(|m| (*m, position.routes_of(m)))
+            .collect();
+        // The complete list of landing squares names its own move, even when a longer route
+        // passes through the same squares.
+        let exact: Vec<Move> = routes
+            .iter()
+            .filter(|(_, rs)| rs.iter().any(|r| r[..r.len() - 1] == *middle))
+            .map(|(m, _)| *m)
+            .collect();
+        if exact.is_empty() {
+            routes
+                .iter()
+                .filter(|(_, rs)| rs.iter().any(|r| is_subsequence(middle, &r[..r.len() - 1])))
+                .map(|(m, _)| *m)
+                .collect()
         } else {
-            format!(
-                "the piece on {} cannot reach {}",
-                square_name::<R>(from),
-                square_name::<R>(to)
-            )
+            exact
+        }
+    };
+    if matching.is_empty() {
+        if let Some(mv) = hub_capture(&squares, legal) {
+            return Ok(mv);
+        }
+        let reason = if same_ends.is_empty() {
+            if legal.iter().any(|m| m.is_capture()) && R::CAPTURE_COMPULSORY {
+                let best = &legal.as_slice()[0];
+                format!(
+                    "a capture is compulsory (e.g. {})",
+                    write_move_in::<R>(position, best, legal)
+                )
+            } else if !legal.iter().any(|m| m.from == from) {
+                format!("the piece on {} cannot move", square_name::<R>(from))
+            } else {
+                format!(
+                    "the piece on {} cannot reach {}",
+                    square_name::<R>(from),
+                    square_name::<R>(to)
+                )
+            }
+        } else {
+            "no capture passes through those squares, nor takes exactly those pieces".into()
         };
         return Err(illegal(reason));
     }
-    let middle = &squares[1..squares.len() - 1];
-    let matching: Vec<Move> = if middle.is_empty() {
-        same_ends
-    } else {
-        let by_landings: Vec<Move> = same_ends
-            .iter()
-            .copied()
-            .filter(|m| {
-                position
-                    .routes_of(m)
-                    .iter()
-                    .any(|route| is_subsequence(middle, &route[..route.len() - 1]))
-            })
-            .collect();
-        if by_landings.is_empty() {
-            let captured: u64 = middle.iter().fold(0, |set, &bit| set | (1u64 << bit));
-            same_ends
-                .into_iter()
-                .filter(|m| m.captured == captured && middle.len() == m.capture_count() as usize)
-                .collect()
-        } else {
-            by_landings
-        }
-    };
     match matching.len() {
-        0 => Err(illegal(
-            "no capture passes through those squares or takes exactly those pieces".into(),
-        )),
         1 => Ok(matching[0]),
         _ => Err(ParseMoveError::Ambiguous {
             text: trimmed.to_string(),
@@ -218,6 +227,24 @@ pub fn parse_move_in<R: Rules>(
                 .collect(),
         }),
     }
+}
+
+/// The Hub protocol's capture text, `from x to x captured...` with every captured square in
+/// any order: the legal move it names, if any.
+fn hub_capture(squares: &[u8], legal: &MoveList) -> Option<Move> {
+    let [from, to, captured_squares @ ..] = squares else {
+        return None;
+    };
+    let captured: u64 = captured_squares
+        .iter()
+        .fold(0, |set, &bit| set | (1u64 << bit));
+    if captured_squares.is_empty() || captured.count_ones() as usize != captured_squares.len() {
+        return None;
+    }
+    legal
+        .iter()
+        .find(|m| m.from == *from && m.to == *to && m.captured == captured)
+        .copied()
 }
 
 /// True when `needle` appears in `hay` in order (not necessarily contiguous).
