@@ -200,7 +200,7 @@ pub struct OptionSpec {
 }
 
 /// Largest `Hash` in MB.
-pub const MAX_HASH_MB: i64 = 16384;
+pub const MAX_HASH_MB: i64 = 4096;
 /// Most `Threads`.
 pub const MAX_THREADS: i64 = 256;
 
@@ -324,6 +324,7 @@ pub struct SearchRequest {
 /// A running search.
 pub struct SearchHandle {
     shared: Arc<Shared>,
+    /// `go ponder` without `infinite`: `ponderhit` puts the search under the clock.
     pondering: bool,
     thread: JoinHandle<()>,
 }
@@ -470,7 +471,7 @@ impl<R: Rules> Session for GameSession<R> {
             .expect("the system can start a search thread");
         Ok(SearchHandle {
             shared,
-            pondering: go.ponder,
+            pondering: go.ponder && !go.infinite,
             thread,
         })
     }
@@ -607,8 +608,22 @@ impl Engine {
                         if self.is_searching() {
                             return Err(EngineError::Busy("resize the hash"));
                         }
-                        self.options.hash_mb = number as usize;
-                        self.tt = Arc::new(TranspositionTable::new(number as usize));
+                        // Free the old table first, so the two are never held at once; if
+                        // the new size cannot be had, fall back to the old size.
+                        self.tt = Arc::new(TranspositionTable::new(1));
+                        match TranspositionTable::try_new(number as usize) {
+                            Ok(table) => {
+                                self.tt = Arc::new(table);
+                                self.options.hash_mb = number as usize;
+                            }
+                            Err(_) => {
+                                self.tt = Arc::new(TranspositionTable::new(self.options.hash_mb));
+                                return Err(bad(format!(
+                                    "a size this machine can allocate (kept {} MB)",
+                                    self.options.hash_mb
+                                )));
+                            }
+                        }
                     }
                     "Threads" => self.options.threads = number as usize,
                     "MultiPV" => self.options.multipv = number as usize,
@@ -706,6 +721,15 @@ impl Engine {
                 .clock_origin_ms
                 .store(shared.elapsed_ms(), Ordering::Relaxed);
             shared.untimed.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Waits for a running search to end by itself (its `BestMove` has then been sent). Never
+    /// call it during `go infinite` or an unanswered `go ponder` without a `stop` first: those
+    /// end only on `stop`.
+    pub fn wait_search(&mut self) {
+        if let Some(search) = self.search.take() {
+            let _ = search.thread.join();
         }
     }
 

@@ -62,9 +62,11 @@ fn sudden_death_horizon(ply: usize) -> u64 {
 /// - `soft = (time + inc * (mtg - 1) - ov * mtg) / mtg`: an equal share of the time until
 ///   the control, counting the increments still to come and paying the overhead of every
 ///   move. That is about `time / mtg` plus most of the increment.
-/// - `hard = min(5 * soft, available / 2)`: the search may run over its target when an
-///   iteration is slow, but not by more than five times, and never spend more than half of
-///   what is left (sudden death, or a large increment on a small clock).
+/// - `hard = min(5 * soft, available / min(mtg, 4))`: the search may run over its target when
+///   an iteration is slow, but not by more than five times, and never spend more than a
+///   quarter of what is left (half with two moves to go, a third with three): in sudden
+///   death, or with a large increment on a small clock, a client's own delay per move, not
+///   always covered by the overhead, must still fit.
 /// - With one move to go there is nothing to save for: `soft = hard = available`.
 /// - Then `soft` is capped at `hard`, and both are at least 1 ms, so a search always gets a
 ///   chance to produce a move even on an empty clock.
@@ -88,7 +90,9 @@ pub fn allocate(clock: &Clock, move_overhead_ms: u64, ply: usize) -> TimeBudget 
             .saturating_add(inc.saturating_mul(horizon - 1))
             .saturating_sub(overhead.saturating_mul(horizon));
         let soft = planned / horizon;
-        let hard = soft.saturating_mul(HARD_PER_SOFT).min(available / 2);
+        let hard = soft
+            .saturating_mul(HARD_PER_SOFT)
+            .min(available / horizon.min(4));
         (soft.min(hard), hard)
     };
 
@@ -197,9 +201,9 @@ mod tests {
             "{without:?} {with:?}"
         );
         assert!(with.hard_ms > without.hard_ms);
-        // A large increment on a small clock is capped at half of what is left.
+        // A large increment on a small clock is capped at a quarter of what is left.
         let b = check_invariants(&clock(1_000, 5_000, None), 50, 20);
-        assert_eq!(b.hard_ms, 475);
+        assert_eq!(b.hard_ms, 237);
         assert!(b.soft_ms <= b.hard_ms);
     }
 

@@ -271,22 +271,30 @@ fn bucket_count(mb: usize) -> usize {
     if n == 0 { 1 } else { 1 << n.ilog2() }
 }
 
-fn allocate(count: usize) -> Vec<Bucket> {
-    let mut buckets = Vec::with_capacity(count);
+fn allocate(count: usize) -> Result<Vec<Bucket>, std::collections::TryReserveError> {
+    let mut buckets = Vec::new();
+    buckets.try_reserve_exact(count)?;
     buckets.resize_with(count, Bucket::default);
-    buckets
+    Ok(buckets)
 }
 
 impl TranspositionTable {
     /// A table of at most `mb` megabytes: the largest power-of-two number of 64-byte buckets
     /// that fits (at least one bucket, even for `mb == 0`), all empty.
+    ///
+    /// Panics when the memory cannot be had; [`TranspositionTable::try_new`] reports it.
     pub fn new(mb: usize) -> TranspositionTable {
+        Self::try_new(mb).expect("memory for the transposition table")
+    }
+
+    /// As [`TranspositionTable::new`], but a failed allocation is an error, not an abort.
+    pub fn try_new(mb: usize) -> Result<TranspositionTable, std::collections::TryReserveError> {
         let count = bucket_count(mb);
-        TranspositionTable {
-            buckets: allocate(count),
+        Ok(TranspositionTable {
+            buckets: allocate(count)?,
             mask: count as u64 - 1,
             generation: AtomicU8::new(0),
-        }
+        })
     }
 
     /// Reallocates the table for `mb` megabytes (as [`TranspositionTable::new`]); the
