@@ -46,6 +46,9 @@ enum Command {
         /// Plies to search.
         depth: u32,
     },
+    /// Speak the Hub protocol (Scan's version 2) on stdin and stdout, for lidraughts bots
+    /// (pydraughts) and py-draughts; see docs/hub.md.
+    Hub,
 }
 
 /// Runs the command line; returns the process exit code.
@@ -69,12 +72,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             divide,
             depth,
         }) => with_variant!(variant, R => run_perft::<R>(fen.as_deref(), divide, depth)),
-        None => {
-            // The protocol loop is not built yet: say so and list what there is.
-            eprintln!("damka: the UCI-style protocol loop is not built yet; commands:");
-            let _ = <Cli as clap::CommandFactory>::command().write_help(&mut std::io::stderr());
-            2
-        }
+        Some(Command::Hub) => crate::protocol::hub::run(),
+        None => crate::protocol::uci::run_stdio(),
     }
 }
 

@@ -1,0 +1,946 @@
+//! The Hub protocol, version 2 (Scan's), as lidraughts bots (pydraughts) and py-draughts speak it.
+//!
+//! `damka hub` reads one command a line on stdin and answers on stdout; `docs/hub.md`
+//! describes the dialect. Three parts:
+//!
+//! - the reader (the calling thread) parses lines and drives the [`Engine`] facade;
+//! - the writer thread turns the facade's [`Event`]s into `info` and `done` lines, in the
+//!   Hub numbering of the search they belong to;
+//! - [`Output`] writes every line, flushed, at least [`LINE_GAP`] after the previous one
+//!   (py-draughts reads with `select()` and a buffered `readline()`, and loses a line that
+//!   arrives in the same read as the one before it).
+//!
+//! Squares: the Hub position string and moves use pydraughts' numbering, which is not PDN on
+//! some 8x8 boards (see [`Layout`]); everything is converted at the edges and the engine only
+//! ever sees PDN.
+
+use crate::engine::{Engine, Event, Go, Info, MAX_HASH_MB, MAX_THREADS, Score};
+use crate::movegen::MoveList;
+use crate::notation::fen::{parse_fen, write_fen};
+use crate::notation::movetext::{parse_move_in, write_move_full, write_move_in};
+use crate::notation::{bit_of_number, number_of_bit};
+use crate::position::{Move, Position};
+use crate::rules::{Color, Rules, Variant};
+use crate::with_variant;
+use crate::{Bits, Geometry};
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use std::collections::VecDeque;
+use std::io::{BufRead, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The least time between two lines written to the client. py-draughts needs each line to
+/// arrive on its own; pydraughts does not care. A workaround for a client, not protocol.
+pub const LINE_GAP: Duration = Duration::from_millis(5);
+
+/// How the Hub numbering of a variant differs from PDN (as pydraughts 0.6.7 numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Position string and moves in PDN numbering, `W`/`w` = PDN White (international,
+    /// Italian, and damka's other variants).
+    Pdn,
+    /// English: the position string is pydraughts' internal board, turned 180 degrees (its
+    /// square `n` is PDN square `squares + 1 - n`) with the colours swapped (`W`/`w` = PDN
+    /// Black, the side that moves first); moves are PDN.
+    Turned,
+    /// Russian and Brazilian: the position string is PDN (square 1 = b8, `W` = White), but
+    /// moves count from a1 = 1: the rows are flipped (PDN square 29 = a1 is move square 1).
+    FlippedMoves,
+}
+
+/// A variant as the Hub `variant` parameter names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HubVariant {
+    /// The name in `set-param name=variant value=NAME`.
+    pub name: &'static str,
+    /// damka's rules.
+    pub variant: Variant,
+    /// How its squares are numbered on the wire.
+    pub layout: Layout,
+}
+
+/// Every variant `damka hub` offers, the default (`normal`, international) first.
+pub const HUB_VARIANTS: [HubVariant; 8] = [
+    HubVariant {
+        name: "normal",
+        variant: Variant::International,
+        layout: Layout::Pdn,
+    },
+    HubVariant {
+        name: "english",
+        variant: Variant::English,
+        layout: Layout::Turned,
+    },
+    HubVariant {
+        name: "russian",
+        variant: Variant::Russian,
+        layout: Layout::FlippedMoves,
+    },
+    HubVariant {
+        name: "brazilian",
+        variant: Variant::Brazilian,
+        layout: Layout::FlippedMoves,
+    },
+    HubVariant {
+        name: "italian",
+        variant: Variant::Italian,
+        layout: Layout::Pdn,
+    },
+    HubVariant {
+        name: "pool",
+        variant: Variant::Pool,
+        layout: Layout::Pdn,
+    },
+    HubVariant {
+        name: "spanish",
+        variant: Variant::Spanish,
+        layout: Layout::Pdn,
+    },
+    HubVariant {
+        name: "czech",
+        variant: Variant::Czech,
+        layout: Layout::Pdn,
+    },
+];
+
+/// The Hub variant named `value` (also `international`, `standard`, `american`...).
+pub fn hub_variant(value: &str) -> Option<HubVariant> {
+    let lower = value.trim().to_ascii_lowercase();
+    let name = match lower.as_str() {
+        "international" | "standard" | "fmjd" | "10x10" => "normal",
+        "american" | "checkers" => "english",
+        "shashki" => "russian",
+        other => other,
+    };
+    HUB_VARIANTS.iter().copied().find(|v| v.name == name)
+}
+
+/// Turns an 8x8 board's square number upside down, keeping its place in the row (an
+/// involution: PDN b8 = 1 <-> a1 = 29 in pydraughts' Russian/Brazilian move numbering).
+fn flip_rows(number: u32, per_row: u32, rows: u32) -> u32 {
+    let index = number - 1;
+    (rows - 1 - index / per_row) * per_row + index % per_row + 1
+}
+
+impl Layout {
+    /// The PDN square of the position string's `index`-th square (1-based).
+    pub fn pos_square_to_pdn(self, index: u32, squares: u32) -> u32 {
+        match self {
+            Layout::Turned => squares + 1 - index,
+            Layout::Pdn | Layout::FlippedMoves => index,
+        }
+    }
+
+    /// True when the position string's `W`/`w` is PDN Black.
+    pub fn colours_swapped(self) -> bool {
+        self == Layout::Turned
+    }
+
+    /// The PDN square of a square number in a move (and back: the map is its own inverse).
+    pub fn move_square_to_pdn(self, number: u32, squares: u32) -> u32 {
+        match self {
+            Layout::FlippedMoves if squares == 32 && (1..=32).contains(&number) => {
+                flip_rows(number, 4, 8)
+            }
+            _ => number,
+        }
+    }
+}
+
+/// One command line split into its name and its arguments (`key=value`, `key="a b"`, or a
+/// bare `flag` with no value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Command {
+    /// The first word.
+    pub name: String,
+    /// The arguments in order.
+    pub args: Vec<(String, Option<String>)>,
+}
+
+impl Command {
+    /// The value of argument `key`, if given with a value.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.args
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    /// True when `key` is present, with or without a value.
+    pub fn has(&self, key: &str) -> bool {
+        self.args.iter().any(|(k, _)| k == key)
+    }
+}
+
+/// Splits a line into words; a double-quoted stretch (quotes dropped) belongs to its word.
+fn words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut started = false;
+    let mut quoted = false;
+    for c in line.chars() {
+        if c == '"' {
+            quoted = !quoted;
+            started = true;
+        } else if c.is_whitespace() && !quoted {
+            if started {
+                words.push(std::mem::take(&mut current));
+                started = false;
+            }
+        } else {
+            current.push(c);
+            started = true;
+        }
+    }
+    if started {
+        words.push(current);
+    }
+    words
+}
+
+/// Parses one line; `None` for a blank line.
+pub fn parse_command(line: &str) -> Option<Command> {
+    let mut words = words(line).into_iter();
+    let name = words.next()?;
+    let args = words
+        .map(|word| match word.split_once('=') {
+            Some((key, value)) => (key.to_string(), Some(value.to_string())),
+            None => (word, None),
+        })
+        .collect();
+    Some(Command { name, args })
+}
+
+/// Quotes a value when it is empty or holds a space, `=` or `"`.
+fn quote(value: &str) -> String {
+    if value.is_empty() || value.contains([' ', '=', '"']) {
+        format!("\"{}\"", value.replace('"', ""))
+    } else {
+        value.to_string()
+    }
+}
+
+/// A score as Hub writes it: men with two decimals; a win in `n` plies is `(10000 - n) / 100`
+/// (above 90), a loss its negation.
+pub fn format_score(score: Score) -> String {
+    let centi = match score {
+        Score::Centi(c) => i64::from(c),
+        Score::WinIn(n) => 10_000 - i64::from(n.min(999)),
+        Score::LossIn(n) => -(10_000 - i64::from(n.min(999))),
+    };
+    let sign = if centi < 0 { "-" } else { "" };
+    let abs = centi.unsigned_abs();
+    format!("{sign}{}.{:02}", abs / 100, abs % 100)
+}
+
+/// Lines to the client, flushed one by one, never closer than [`LINE_GAP`].
+struct Output {
+    state: Mutex<OutputState>,
+}
+
+struct OutputState {
+    sink: Box<dyn Write + Send>,
+    last: Option<Instant>,
+}
+
+impl Output {
+    fn new(sink: Box<dyn Write + Send>) -> Output {
+        Output {
+            state: Mutex::new(OutputState { sink, last: None }),
+        }
+    }
+
+    /// When the next line may be written.
+    fn next_free(&self) -> Instant {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.last.map_or_else(Instant::now, |last| last + LINE_GAP)
+    }
+
+    fn line(&self, text: &str) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(last) = state.last {
+            let free = last + LINE_GAP;
+            let now = Instant::now();
+            if free > now {
+                std::thread::sleep(free - now);
+            }
+        }
+        log::debug!("hub > {text}");
+        let _ = writeln!(state.sink, "{text}");
+        let _ = state.sink.flush();
+        state.last = Some(Instant::now());
+    }
+}
+
+/// What the writer needs to turn one search's events into Hub text.
+#[derive(Clone, Debug)]
+struct SearchContext {
+    variant: Variant,
+    layout: Layout,
+    /// The root position as PDN FEN.
+    root_fen: String,
+}
+
+/// A move in Hub text: `from-to`, or `from x to x every captured square`, numbered for `layout`.
+fn hub_move_text<R: Rules>(mv: &Move, layout: Layout) -> String {
+    let squares = R::Geometry::SQUARES as u32;
+    let number = |bit: u8| layout.move_square_to_pdn(number_of_bit::<R>(bit), squares);
+    if mv.is_capture() {
+        let mut captured: Vec<u32> = Bits(mv.captured).map(|bit| number(bit as u8)).collect();
+        captured.sort_unstable();
+        let mut parts = vec![number(mv.from), number(mv.to)];
+        parts.extend(captured);
+        parts
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("x")
+    } else {
+        format!("{}-{}", number(mv.from), number(mv.to))
+    }
+}
+
+/// Replays engine move texts from `root` and writes them in Hub text (stops at the first
+/// text that does not read).
+fn hub_line<R: Rules>(root: &Position<R>, texts: &[String], layout: Layout) -> Vec<String> {
+    let mut position = *root;
+    let mut out = Vec::with_capacity(texts.len());
+    for text in texts {
+        let legal = position.legal_moves();
+        let Ok(mv) = parse_move_in(&position, text, &legal) else {
+            break;
+        };
+        out.push(hub_move_text::<R>(&mv, layout));
+        position = position.play(&mv);
+    }
+    out
+}
+
+impl SearchContext {
+    /// Engine move texts from the root, as Hub texts.
+    fn convert(&self, texts: &[String]) -> Vec<String> {
+        with_variant!(self.variant, R => {
+            match parse_fen::<R>(&self.root_fen) {
+                Ok(root) => hub_line::<R>(&root, texts, self.layout),
+                Err(_) => Vec::new(),
+            }
+        })
+    }
+
+    fn info_line(&self, info: &Info) -> String {
+        let pv = self.convert(&info.pv).join(" ");
+        let seconds = info.time_ms as f64 / 1000.0;
+        let mnps = info.nps as f64 / 1_000_000.0;
+        format!(
+            "info depth={} mean-depth={}.0 score={} nodes={} time={seconds:.3} nps={mnps:.2} pv=\"{}\"",
+            info.depth,
+            info.depth,
+            format_score(info.score),
+            info.nodes,
+            pv.replace('"', "")
+        )
+    }
+
+    fn done_line(&self, best: Option<&String>, ponder: Option<&String>) -> String {
+        let Some(best) = best else {
+            return "done".to_string();
+        };
+        let mut texts = vec![best.clone()];
+        texts.extend(ponder.cloned());
+        let moves = self.convert(&texts);
+        match moves.as_slice() {
+            [] => "done".to_string(),
+            [best] => format!("done move={best}"),
+            [best, ponder, ..] => format!("done move={best} ponder={ponder}"),
+        }
+    }
+}
+
+/// The writer thread: every event to a line; `info` lines that would come closer than
+/// [`LINE_GAP`] are merged (the newest kept), and the last one goes out before `done`.
+fn write_events(
+    events: Receiver<Event>,
+    contexts: Arc<Mutex<VecDeque<SearchContext>>>,
+    output: Arc<Output>,
+) {
+    let mut pending: Option<String> = None;
+    loop {
+        let event = if pending.is_some() {
+            match events.recv_deadline(output.next_free()) {
+                Ok(event) => event,
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Some(line) = pending.take() {
+                        output.line(&line);
+                    }
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            match events.recv() {
+                Ok(event) => event,
+                Err(_) => break,
+            }
+        };
+        let context = contexts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .front()
+            .cloned();
+        match event {
+            Event::Info(info) => {
+                if info.multipv != 1 {
+                    continue;
+                }
+                let Some(context) = context else { continue };
+                let line = context.info_line(&info);
+                if Instant::now() >= output.next_free() && pending.is_none() {
+                    output.line(&line);
+                } else {
+                    pending = Some(line);
+                }
+            }
+            Event::BestMove { best, ponder } => {
+                if let Some(line) = pending.take() {
+                    output.line(&line);
+                }
+                let line = match &context {
+                    Some(context) => context.done_line(best.as_ref(), ponder.as_ref()),
+                    None => "done".to_string(),
+                };
+                output.line(&line);
+                contexts
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .pop_front();
+            }
+        }
+    }
+    if let Some(line) = pending.take() {
+        output.line(&line);
+    }
+}
+
+/// The search limits of `level`, kept until the next `pos`.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Level {
+    move_time: Option<f64>,
+    depth: Option<u32>,
+    nodes: Option<u64>,
+    moves: Option<u32>,
+    time: Option<f64>,
+    inc: Option<f64>,
+    infinite: bool,
+}
+
+/// Seconds (a real, possibly `1e-05` or negative) to milliseconds, negative clamped to 0.
+fn millis(seconds: f64) -> i64 {
+    if seconds.is_finite() && seconds > 0.0 {
+        (seconds * 1000.0).round().min(i64::MAX as f64 / 2.0) as i64
+    } else {
+        0
+    }
+}
+
+impl Level {
+    fn read(command: &Command) -> Level {
+        let real = |key: &str| command.get(key).and_then(|v| v.trim().parse::<f64>().ok());
+        let int = |key: &str| {
+            command
+                .get(key)
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|v| v.is_finite())
+                .map(|v| v.max(0.0))
+        };
+        Level {
+            move_time: real("move-time"),
+            depth: int("depth").map(|v| v.min(f64::from(u32::MAX)) as u32),
+            nodes: int("nodes").map(|v| v as u64),
+            moves: int("moves").map(|v| v.min(f64::from(u32::MAX)) as u32),
+            time: real("time"),
+            inc: real("inc"),
+            infinite: command.has("infinite"),
+        }
+    }
+
+    /// The facade's limits for this level (the clock given to the side to move).
+    fn to_go(&self, side: Color) -> Go {
+        let mut go = Go {
+            depth: self.depth,
+            nodes: self.nodes,
+            infinite: self.infinite,
+            ..Go::default()
+        };
+        if let Some(seconds) = self.move_time {
+            go.movetime_ms = Some(millis(seconds).unsigned_abs());
+        } else if let Some(time) = self.time {
+            // Hub's `time` excludes the increment the engine adds before this move.
+            let inc = self.inc.map_or(0, millis);
+            let clock = millis(time).saturating_add(inc);
+            let moves = self.moves.filter(|&m| m > 0);
+            match side {
+                Color::White => {
+                    go.wtime_ms = Some(clock);
+                    go.winc_ms = Some(inc);
+                }
+                Color::Black => {
+                    go.btime_ms = Some(clock);
+                    go.binc_ms = Some(inc);
+                }
+            }
+            go.movestogo = moves;
+        }
+        go
+    }
+}
+
+/// The number of playable squares of `R`'s board.
+fn squares_of<R: Rules>() -> usize {
+    R::Geometry::SQUARES
+}
+
+/// Reads the Hub position string and moves into a PDN FEN and engine move texts.
+fn read_position<R: Rules>(
+    pos: Option<&str>,
+    moves: &[&str],
+    layout: Layout,
+) -> Result<(String, Vec<String>), String> {
+    let start = match pos {
+        None => Position::<R>::start(),
+        Some(text) => parse_fen::<R>(&fen_of_hub_position::<R>(text, layout)?)
+            .map_err(|e| format!("bad position '{text}': {e}"))?,
+    };
+    let mut fen = write_fen(&start);
+    let mut texts = Vec::with_capacity(moves.len());
+    let mut position = start;
+    for text in moves {
+        let legal = position.legal_moves();
+        let mv = read_hub_move(&position, &legal, text, layout)?;
+        match engine_text(&position, &legal, &mv) {
+            Some(engine) => texts.push(engine),
+            None => {
+                // Cannot happen with the current notation; keep going from here.
+                let next = position.play(&mv);
+                fen = write_fen(&next);
+                texts.clear();
+                position = next;
+                continue;
+            }
+        }
+        position = position.play(&mv);
+    }
+    Ok((fen, texts))
+}
+
+/// A move text that the engine's reader maps back to exactly `mv`.
+fn engine_text<R: Rules>(position: &Position<R>, legal: &MoveList, mv: &Move) -> Option<String> {
+    [
+        write_move_in(position, mv, legal),
+        write_move_full(position, mv),
+    ]
+    .into_iter()
+    .find(|text| parse_move_in(position, text, legal).ok() == Some(*mv))
+}
+
+/// The PDN FEN of a Hub position string.
+fn fen_of_hub_position<R: Rules>(text: &str, layout: Layout) -> Result<String, String> {
+    let squares = R::Geometry::SQUARES as u32;
+    let chars: Vec<char> = text.trim().chars().collect();
+    if chars.len() != squares as usize + 1 {
+        return Err(format!(
+            "a position of this variant has {} characters, not {}",
+            squares + 1,
+            chars.len()
+        ));
+    }
+    let (first, second) = if layout.colours_swapped() {
+        ('B', 'W')
+    } else {
+        ('W', 'B')
+    };
+    let side = match chars[0] {
+        'W' | 'w' => first,
+        'B' | 'b' => second,
+        other => return Err(format!("bad side to move '{other}'")),
+    };
+    let mut white = Vec::new();
+    let mut black = Vec::new();
+    for (i, &c) in chars[1..].iter().enumerate() {
+        let square = layout.pos_square_to_pdn(i as u32 + 1, squares);
+        let (hub_white, king) = match c {
+            'w' => (true, false),
+            'W' => (true, true),
+            'b' => (false, false),
+            'B' => (false, true),
+            'e' | '.' | '-' => continue,
+            other => return Err(format!("bad square character '{other}'")),
+        };
+        let is_white = hub_white != layout.colours_swapped();
+        let entry = format!("{}{square}", if king { "K" } else { "" });
+        if is_white {
+            white.push(entry);
+        } else {
+            black.push(entry);
+        }
+    }
+    Ok(format!("{side}:W{}:B{}", white.join(","), black.join(",")))
+}
+
+/// Finds the legal move a Hub move names: `from-to`, or `from x to x captured...` (all
+/// captured squares, any order); falls back to PDN landing squares (`from x landing x to`).
+fn read_hub_move<R: Rules>(
+    position: &Position<R>,
+    legal: &MoveList,
+    text: &str,
+    layout: Layout,
+) -> Result<Move, String> {
+    let squares = R::Geometry::SQUARES as u32;
+    let bad = || format!("bad move '{text}'");
+    let mut bits = Vec::new();
+    for part in text.trim().split(['-', 'x', 'X', ':']) {
+        let number: u32 = part.trim().parse().map_err(|_| bad())?;
+        let pdn = layout.move_square_to_pdn(number, squares);
+        bits.push(bit_of_number::<R>(pdn).ok_or_else(bad)?);
+    }
+    if bits.len() < 2 {
+        return Err(bad());
+    }
+    let (from, to) = (bits[0], bits[1]);
+    let captured: u64 = bits[2..].iter().fold(0, |set, &bit| set | (1u64 << bit));
+    let matching: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|m| {
+            m.from == from
+                && m.to == to
+                && (bits.len() == 2
+                    || (m.captured == captured && m.capture_count() as usize == bits.len() - 2))
+        })
+        .collect();
+    if let [mv] = matching.as_slice() {
+        return Ok(*mv);
+    }
+    // Not Hub's form: try PDN text (numbers converted to PDN) with the engine's reader.
+    let pdn_text = bits
+        .iter()
+        .map(|&bit| number_of_bit::<R>(bit).to_string())
+        .collect::<Vec<_>>()
+        .join(if text.contains('-') { "-" } else { "x" });
+    parse_move_in(position, &pdn_text, legal)
+        .map_err(|e| format!("move '{text}' does not fit the position: {e}"))
+}
+
+/// The reader's state.
+struct Hub {
+    engine: Engine,
+    variant: HubVariant,
+    level: Level,
+    contexts: Arc<Mutex<VecDeque<SearchContext>>>,
+    output: Arc<Output>,
+}
+
+impl Hub {
+    fn start_up(&self) {
+        let version = env!("CARGO_PKG_VERSION");
+        self.output.line(&format!(
+            "id name=damka version={version} author=\"the damka authors\" country=unknown"
+        ));
+        let names: Vec<&str> = HUB_VARIANTS.iter().map(|v| v.name).collect();
+        self.output.line(&format!(
+            "param name=variant value={} type=enum values={}",
+            self.variant.name,
+            quote(&names.join(" "))
+        ));
+        let options = self.engine.options();
+        self.output.line(&format!(
+            "param name=hash value={} type=int min=1 max={MAX_HASH_MB}",
+            options.hash_mb
+        ));
+        self.output.line(&format!(
+            "param name=threads value={} type=int min=1 max={MAX_THREADS}",
+            options.threads
+        ));
+        self.output.line("wait");
+    }
+
+    /// Commands that change the state end a search still running (the protocol forbids
+    /// them during one; its `done` is still written).
+    fn settle(&mut self) {
+        if self.engine.is_searching() {
+            self.engine.finish_search();
+        }
+    }
+
+    fn set_param(&mut self, command: &Command) {
+        let (Some(name), Some(value)) = (command.get("name"), command.get("value")) else {
+            return;
+        };
+        self.settle();
+        let result = match name.to_ascii_lowercase().as_str() {
+            "variant" => match hub_variant(value) {
+                Some(variant) => {
+                    self.variant = variant;
+                    self.engine
+                        .set_variant(variant.variant)
+                        .map_err(|e| e.to_string())
+                }
+                None => Err(format!("unknown variant '{value}'")),
+            },
+            "hash" => self
+                .engine
+                .set_option("Hash", value)
+                .map_err(|e| e.to_string()),
+            "threads" => self
+                .engine
+                .set_option("Threads", value)
+                .map_err(|e| e.to_string()),
+            _ => Err(format!("unknown parameter '{name}'")),
+        };
+        if let Err(message) = result {
+            log::debug!("hub: set-param ignored: {message}");
+        }
+    }
+
+    fn set_position(&mut self, command: &Command) {
+        self.settle();
+        self.level = Level::default();
+        let pos = command.get("pos");
+        if let Some(text) = pos {
+            // A 10x10 string while an 8x8 variant is set: the client (py-draughts) never
+            // sends `set-param`, and `normal` is the only 10x10 variant.
+            let size = with_variant!(self.variant.variant, R => squares_of::<R>());
+            if text.trim().len() == 51 && size != 50 {
+                self.variant = HUB_VARIANTS[0];
+                let _ = self.engine.set_variant(self.variant.variant);
+            }
+        }
+        let moves: Vec<&str> = command
+            .get("moves")
+            .map(|m| m.split_whitespace().collect())
+            .unwrap_or_default();
+        let layout = self.variant.layout;
+        let read =
+            with_variant!(self.variant.variant, R => read_position::<R>(pos, &moves, layout));
+        let result = read.and_then(|(fen, texts)| {
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            self.engine
+                .set_position(Some(&fen), &texts)
+                .map_err(|e| e.to_string())
+        });
+        if let Err(message) = result {
+            log::debug!("hub: pos ignored, the position is unchanged: {message}");
+        }
+    }
+
+    fn go(&mut self, command: &Command) {
+        let mode = command
+            .args
+            .first()
+            .map(|(key, _)| key.as_str())
+            .unwrap_or("think");
+        let side = self.engine.session().side_to_move();
+        let go = match mode {
+            "ponder" => Go {
+                ponder: true,
+                ..self.level.to_go(side)
+            },
+            "analyze" | "analyse" => Go {
+                infinite: true,
+                ..Go::default()
+            },
+            _ => self.level.to_go(side),
+        };
+        // The previous search's `done` is written before this one's context applies.
+        self.engine.finish_search();
+        let context = SearchContext {
+            variant: self.variant.variant,
+            layout: self.variant.layout,
+            root_fen: self.engine.session().fen(),
+        };
+        self.contexts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_back(context);
+        if let Err(error) = self.engine.go(go) {
+            self.contexts
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .pop_back();
+            log::debug!("hub: go refused: {error}");
+            self.output.line("done");
+        }
+    }
+
+    /// Handles one line; false on `quit`.
+    fn handle(&mut self, line: &str) -> bool {
+        let Some(command) = parse_command(line) else {
+            return true;
+        };
+        match command.name.as_str() {
+            "hub" => self.start_up(),
+            "init" => self.output.line("ready"),
+            "set-param" => self.set_param(&command),
+            "new-game" => {
+                self.settle();
+                if let Err(error) = self.engine.new_game() {
+                    log::debug!("hub: new-game: {error}");
+                }
+            }
+            "pos" => self.set_position(&command),
+            "level" => self.level = Level::read(&command),
+            "go" => self.go(&command),
+            "ping" => self.output.line("pong"),
+            "ponder-hit" => self.engine.ponderhit(),
+            "stop" => self.engine.stop(),
+            "quit" => return false,
+            other => log::debug!("hub: unknown command '{other}' ignored"),
+        }
+        true
+    }
+}
+
+/// Runs the Hub protocol on stdin and stdout until `quit` or the end of stdin; returns the
+/// process exit code.
+pub fn run() -> i32 {
+    let stdin = std::io::stdin();
+    run_io(stdin.lock(), Box::new(std::io::stdout()))
+}
+
+/// Runs the Hub protocol on any input and output (tests use pipes).
+pub fn run_io(mut input: impl BufRead, output: Box<dyn Write + Send>) -> i32 {
+    let (mut engine, events) = Engine::new();
+    let variant = HUB_VARIANTS[0];
+    let _ = engine.set_variant(variant.variant);
+    let output = Arc::new(Output::new(output));
+    let contexts = Arc::new(Mutex::new(VecDeque::new()));
+    let writer = {
+        let (contexts, output) = (Arc::clone(&contexts), Arc::clone(&output));
+        std::thread::Builder::new()
+            .name("hub-writer".into())
+            .spawn(move || write_events(events, contexts, output))
+            .expect("the system can start the writer thread")
+    };
+    let mut hub = Hub {
+        engine,
+        variant,
+        level: Level::default(),
+        contexts,
+        output,
+    };
+    let mut buffer = Vec::new();
+    loop {
+        buffer.clear();
+        match input.read_until(b'\n', &mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = String::from_utf8_lossy(&buffer);
+        log::debug!("hub < {}", line.trim_end());
+        if !hub.handle(&line) {
+            break;
+        }
+    }
+    hub.engine.finish_search();
+    drop(hub);
+    let _ = writer.join();
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{English, International, Italian, Russian};
+
+    #[test]
+    fn commands_split_with_quotes_and_flags() {
+        let c = parse_command("pos pos=Wbbe moves=\"32-28 19-23\" flag").unwrap();
+        assert_eq!(c.name, "pos");
+        assert_eq!(c.get("pos"), Some("Wbbe"));
+        assert_eq!(c.get("moves"), Some("32-28 19-23"));
+        assert!(c.has("flag"));
+        assert_eq!(c.get("flag"), None);
+        let c = parse_command("  id name=x author=\"A B\" empty=\"\"").unwrap();
+        assert_eq!(c.get("author"), Some("A B"));
+        assert_eq!(c.get("empty"), Some(""));
+        assert!(parse_command("   ").is_none());
+    }
+
+    #[test]
+    fn scores_in_men() {
+        assert_eq!(format_score(Score::Centi(25)), "0.25");
+        assert_eq!(format_score(Score::Centi(-5)), "-0.05");
+        assert_eq!(format_score(Score::Centi(-250)), "-2.50");
+        assert_eq!(format_score(Score::WinIn(5)), "99.95");
+        assert_eq!(format_score(Score::LossIn(4)), "-99.96");
+        assert_eq!(format_score(Score::WinIn(5000)), "90.01");
+    }
+
+    #[test]
+    fn flipped_rows_are_an_involution() {
+        for n in 1..=32 {
+            let f = flip_rows(n, 4, 8);
+            assert_eq!(flip_rows(f, 4, 8), n);
+        }
+        assert_eq!(flip_rows(29, 4, 8), 1); // a1
+        assert_eq!(flip_rows(1, 4, 8), 29); // b8
+        assert_eq!(flip_rows(21, 4, 8), 9); // a3
+    }
+
+    #[test]
+    fn start_strings_read_as_start_positions() {
+        let intl = format!("W{}{}{}", "b".repeat(20), "e".repeat(10), "w".repeat(20));
+        let fen = fen_of_hub_position::<International>(&intl, Layout::Pdn).unwrap();
+        assert_eq!(
+            parse_fen::<International>(&fen).unwrap(),
+            Position::<International>::start()
+        );
+        let eight = format!("W{}{}{}", "b".repeat(12), "e".repeat(8), "w".repeat(12));
+        let fen = fen_of_hub_position::<English>(&eight, Layout::Turned).unwrap();
+        assert_eq!(
+            parse_fen::<English>(&fen).unwrap(),
+            Position::<English>::start()
+        );
+        let fen = fen_of_hub_position::<Russian>(&eight, Layout::FlippedMoves).unwrap();
+        assert_eq!(
+            parse_fen::<Russian>(&fen).unwrap(),
+            Position::<Russian>::start()
+        );
+        let fen = fen_of_hub_position::<Italian>(&eight, Layout::Pdn).unwrap();
+        assert_eq!(
+            parse_fen::<Italian>(&fen).unwrap(),
+            Position::<Italian>::start()
+        );
+        assert!(fen_of_hub_position::<English>(&intl, Layout::Turned).is_err());
+    }
+
+    #[test]
+    fn hub_moves_read_and_write() {
+        let start = Position::<Russian>::start();
+        let legal = start.legal_moves();
+        // a3-b4 is 9-13 counted from a1.
+        let mv = read_hub_move(&start, &legal, "9-13", Layout::FlippedMoves).unwrap();
+        assert_eq!(hub_move_text::<Russian>(&mv, Layout::FlippedMoves), "9-13");
+        assert_eq!(number_of_bit::<Russian>(mv.from), 21);
+        // International: 28x19x23 is from 28 to 19 taking 23.
+        let position = parse_fen::<International>("W:W28:B23").unwrap();
+        let legal = position.legal_moves();
+        let mv = read_hub_move(&position, &legal, "28x19x23", Layout::Pdn).unwrap();
+        assert_eq!(hub_move_text::<International>(&mv, Layout::Pdn), "28x19x23");
+        assert!(read_hub_move(&position, &legal, "28x19x24", Layout::Pdn).is_err());
+        assert!(read_hub_move(&position, &legal, "28-22", Layout::Pdn).is_err());
+    }
+
+    #[test]
+    fn levels_become_limits() {
+        let level = Level::read(&parse_command("level time=-0.5 inc=2").unwrap());
+        let go = level.to_go(Color::Black);
+        assert_eq!(go.btime_ms, Some(2000));
+        assert_eq!(go.binc_ms, Some(2000));
+        let level = Level::read(&parse_command("level move-time=1e-05").unwrap());
+        assert_eq!(level.to_go(Color::White).movetime_ms, Some(0));
+        let level = Level::read(&parse_command("level moves=40 time=59 inc=0").unwrap());
+        let go = level.to_go(Color::White);
+        assert_eq!((go.wtime_ms, go.movestogo), (Some(59_000), Some(40)));
+        assert!(Level::read(&parse_command("level infinite").unwrap()).infinite);
+    }
+}

@@ -1,0 +1,9 @@
+//! Text front ends: they read commands, call the [`Engine`](crate::engine::Engine) facade and
+//! print its events. They are the only code that writes to stdout.
+//!
+//! - [`uci`]: the UCI-style dialect, spoken by `damka` with no subcommand (specified in
+//!   `docs/protocol.md`).
+//! - [`hub`]: the Hub protocol, spoken by `damka hub` (specified in `docs/hub.md`).
+
+pub mod hub;
+pub mod uci;

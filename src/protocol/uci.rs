@@ -1,0 +1,862 @@
+//! The UCI-style dialect spoken on stdin/stdout by `damka` with no subcommand. The dialect is
+//! specified in `docs/protocol.md`; this module implements it.
+//!
+//! Commands are read and carried out on the calling thread. The engine's events (`info`
+//! lines and exactly one `bestmove` per `go`) are printed by a printer thread, so `isready`
+//! and `stop` are answered while a search runs. Every line is written whole under one lock
+//! and flushed; a multi-line answer (`uci`, `d`, `perft`) is written as one block.
+//!
+//! Grammar: the `vampirc-uci` crate parses the commands that carry no draughts data (`uci`,
+//! `debug`, `isready`, `setoption`, `ucinewgame`, `stop`, `ponderhit`, `quit`) and writes the
+//! `id`, `option`, `uciok` and `readyok` lines. `position`, `go`, the conveniences (`d`,
+//! `eval`, `perft`) and every line that carries moves are parsed and written here: its grammar
+//! knows only chess squares and chess FEN, reads `go depth` into a `u8` (a depth above 255
+//! panics) and ignores trailing tokens. `docs/protocol.md` gives the details.
+
+use crate::engine::{Engine, EngineError, Event, Go, Info, OptionKind, OptionSpec, Score};
+use crossbeam_channel::Receiver;
+use std::io::{BufRead, Write};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use vampirc_uci::{Serializable, UciMessage, UciOptionConfig};
+
+/// The engine's name, as `id name` gives it (followed by the version).
+pub const NAME: &str = "damka";
+/// The `id author` text.
+pub const AUTHOR: &str = "the damka authors";
+/// The crate version, as `id name` gives it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// One command of the dialect, as read from one input line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// `uci`: identify, list the options, `uciok`.
+    Uci,
+    /// `debug on|off`: accepted for compatibility, no effect.
+    Debug(bool),
+    /// `isready`: answer `readyok`.
+    IsReady,
+    /// `setoption name NAME [value VALUE]`.
+    SetOption {
+        /// The option's name, blanks between its words made single.
+        name: String,
+        /// The value, if any (a button has none).
+        value: Option<String>,
+    },
+    /// `ucinewgame`: clear the hash, back to the variant's start position.
+    UciNewGame,
+    /// `position startpos|fen FEN [moves M...]`.
+    Position {
+        /// The FEN (`None`: the variant's start position).
+        fen: Option<String>,
+        /// Moves played from there, as text.
+        moves: Vec<String>,
+    },
+    /// `go` with its limits.
+    Go(Go),
+    /// `stop`: end the search; its `bestmove` follows.
+    Stop,
+    /// `ponderhit`: the expected move was played; the ponder search goes on under the clock.
+    PonderHit,
+    /// `quit`: stop any search, print its `bestmove`, exit.
+    Quit,
+    /// `d`: the diagram, the variant, the FEN, the legal moves, the outcome and the options.
+    Display,
+    /// `eval`: the static evaluation of the current position.
+    Eval,
+    /// `perft N`: leaf counts per root move and in total.
+    Perft(u32),
+}
+
+/// Every `go` parameter; a `searchmoves` list ends at the next of these.
+const GO_KEYWORDS: [&str; 12] = [
+    "depth",
+    "nodes",
+    "movetime",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "infinite",
+    "ponder",
+    "searchmoves",
+    "mate",
+];
+
+/// Reads one input line. `Ok(None)` for a blank line (ignored); `Err` carries the message of
+/// the `info string error:` line. Keywords are case-insensitive; FENs and moves are passed on
+/// as written.
+pub fn parse_command(line: &str) -> Result<Option<Command>, String> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let Some((first, args)) = tokens.split_first() else {
+        return Ok(None);
+    };
+    let keyword = first.to_ascii_lowercase();
+    let command = match keyword.as_str() {
+        "uci" | "isready" | "ucinewgame" | "stop" | "ponderhit" | "quit" | "debug"
+        | "setoption" => {
+            let arguments = match keyword.as_str() {
+                "debug" => Some(1),
+                "setoption" => None,
+                _ => Some(0),
+            };
+            if let Some(count) = arguments
+                && let Some(extra) = args.get(count)
+            {
+                return Err(format!("unexpected '{extra}' after '{keyword}'"));
+            }
+            by_vampirc(line, &keyword)?
+        }
+        "position" => parse_position(args)?,
+        "go" => Command::Go(parse_go(args)?),
+        "d" | "eval" => {
+            if let Some(extra) = args.first() {
+                return Err(format!("unexpected '{extra}' after '{keyword}'"));
+            }
+            if keyword == "d" {
+                Command::Display
+            } else {
+                Command::Eval
+            }
+        }
+        "perft" => match args {
+            [depth] => Command::Perft(integer("perft", depth, 0, u32::MAX.into())? as u32),
+            [] => return Err("perft: the depth is missing (expected 'perft N')".into()),
+            [_, extra, ..] => return Err(format!("unexpected '{extra}' after 'perft N'")),
+        },
+        _ => return Err(format!("unknown command '{first}'")),
+    };
+    Ok(Some(command))
+}
+
+/// The commands `vampirc-uci` models without chess data. Only these keywords reach it (its
+/// parser panics on some other lines, such as `info depth 300`).
+fn by_vampirc(line: &str, keyword: &str) -> Result<Command, String> {
+    let usage = || match keyword {
+        "setoption" => "malformed setoption (expected 'setoption name NAME [value VALUE]')".into(),
+        "debug" => "malformed debug (expected 'debug on' or 'debug off')".into(),
+        _ => format!("malformed '{keyword}'"),
+    };
+    let (command, expected) = match vampirc_uci::parse_one(line.trim()) {
+        UciMessage::Uci => (Command::Uci, "uci"),
+        UciMessage::Debug(on) => (Command::Debug(on), "debug"),
+        UciMessage::IsReady => (Command::IsReady, "isready"),
+        UciMessage::SetOption { name, value } => (
+            Command::SetOption {
+                name: name.split_whitespace().collect::<Vec<_>>().join(" "),
+                value: value.map(|v| v.trim().to_string()),
+            },
+            "setoption",
+        ),
+        UciMessage::UciNewGame => (Command::UciNewGame, "ucinewgame"),
+        UciMessage::Stop => (Command::Stop, "stop"),
+        UciMessage::PonderHit => (Command::PonderHit, "ponderhit"),
+        UciMessage::Quit => (Command::Quit, "quit"),
+        _ => return Err(usage()),
+    };
+    if expected == keyword {
+        Ok(command)
+    } else {
+        Err(usage())
+    }
+}
+
+/// `position startpos|fen FEN [moves M...]`: the FEN is every token up to `moves`, joined by
+/// single blanks (a PDN FEN has colons and commas but no blanks).
+fn parse_position(args: &[&str]) -> Result<Command, String> {
+    const USAGE: &str = "expected 'position startpos|fen FEN [moves M...]'";
+    let Some((kind, rest)) = args.split_first() else {
+        return Err(format!("position: {USAGE}"));
+    };
+    let (before, moves) = match rest.iter().position(|t| t.eq_ignore_ascii_case("moves")) {
+        Some(at) => (&rest[..at], &rest[at + 1..]),
+        None => (rest, &[][..]),
+    };
+    let fen = match kind.to_ascii_lowercase().as_str() {
+        "startpos" => {
+            if let Some(extra) = before.first() {
+                return Err(format!("position: unexpected '{extra}' after 'startpos'"));
+            }
+            None
+        }
+        "fen" => {
+            if before.is_empty() {
+                return Err("position fen: the FEN is missing".into());
+            }
+            Some(before.join(" "))
+        }
+        _ => return Err(format!("position: unexpected '{kind}' ({USAGE})")),
+    };
+    Ok(Command::Position {
+        fen,
+        moves: moves.iter().map(|m| m.to_string()).collect(),
+    })
+}
+
+/// An integer argument in `min..=max`, or the error message.
+fn integer(what: &str, text: &str, min: i128, max: i128) -> Result<i128, String> {
+    text.parse::<i128>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or_else(|| format!("{what}: expected a whole number from {min} to {max}, got '{text}'"))
+}
+
+/// The parameters of `go`, in any order, each at most once.
+fn parse_go(args: &[&str]) -> Result<Go, String> {
+    let is_keyword = |t: &str| GO_KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(t));
+    let mut go = Go::default();
+    let mut seen: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let key = args[i].to_ascii_lowercase();
+        i += 1;
+        if !is_keyword(&key) {
+            return Err(format!("go: unknown parameter '{}'", args[i - 1]));
+        }
+        if seen.contains(&key) {
+            return Err(format!("go: '{key}' given twice"));
+        }
+        seen.push(key.clone());
+        match key.as_str() {
+            "infinite" => go.infinite = true,
+            "ponder" => go.ponder = true,
+            "mate" => {
+                return Err("go mate is not supported (use depth, nodes or a time limit)".into());
+            }
+            "searchmoves" => {
+                let start = i;
+                while i < args.len() && !is_keyword(args[i]) {
+                    i += 1;
+                }
+                if i == start {
+                    return Err("go searchmoves: no move given".into());
+                }
+                go.searchmoves = args[start..i].iter().map(|m| m.to_string()).collect();
+            }
+            _ => {
+                let what = format!("go {key}");
+                let Some(text) = args.get(i) else {
+                    return Err(format!("{what}: the number is missing"));
+                };
+                i += 1;
+                let signed = |min: i128| integer(&what, text, min, i64::MAX.into());
+                match key.as_str() {
+                    "depth" => go.depth = Some(integer(&what, text, 1, u32::MAX.into())? as u32),
+                    "movestogo" => {
+                        go.movestogo = Some(integer(&what, text, 1, u32::MAX.into())? as u32)
+                    }
+                    "nodes" => go.nodes = Some(integer(&what, text, 1, u64::MAX.into())? as u64),
+                    "movetime" => {
+                        go.movetime_ms = Some(integer(&what, text, 0, u64::MAX.into())? as u64)
+                    }
+                    "wtime" => go.wtime_ms = Some(signed(i64::MIN.into())? as i64),
+                    "btime" => go.btime_ms = Some(signed(i64::MIN.into())? as i64),
+                    "winc" => go.winc_ms = Some(signed(i64::MIN.into())? as i64),
+                    "binc" => go.binc_ms = Some(signed(i64::MIN.into())? as i64),
+                    _ => unreachable!("every go keyword with a number is listed"),
+                }
+            }
+        }
+    }
+    Ok(go)
+}
+
+/// `cp X` (centi-men) or `mate N` (moves, negative when losing).
+pub fn format_score(score: Score) -> String {
+    match score {
+        Score::Centi(cp) => format!("cp {cp}"),
+        Score::WinIn(plies) => format!("mate {}", plies.div_ceil(2)),
+        Score::LossIn(plies) => format!("mate {}", -i64::from(plies.div_ceil(2))),
+    }
+}
+
+/// `info depth D seldepth S multipv K score ... nodes N nps N hashfull H time MS [pv ...]`.
+pub fn format_info(info: &Info) -> String {
+    let mut line = format!(
+        "info depth {} seldepth {} multipv {} score {} nodes {} nps {} hashfull {} time {}",
+        info.depth,
+        info.seldepth,
+        info.multipv,
+        format_score(info.score),
+        info.nodes,
+        info.nps,
+        info.hashfull,
+        info.time_ms
+    );
+    if !info.pv.is_empty() {
+        line.push_str(" pv ");
+        line.push_str(&info.pv.join(" "));
+    }
+    line
+}
+
+/// `bestmove M [ponder P]`, or `bestmove (none)` when there is no legal move.
+pub fn format_bestmove(best: Option<&str>, ponder: Option<&str>) -> String {
+    match (best, ponder) {
+        (None, _) => "bestmove (none)".to_string(),
+        (Some(best), None) => format!("bestmove {best}"),
+        (Some(best), Some(ponder)) => format!("bestmove {best} ponder {ponder}"),
+    }
+}
+
+/// The `option` line of one option, written by `vampirc-uci`.
+fn option_line(spec: &OptionSpec) -> String {
+    let name = spec.name.to_string();
+    let config = match &spec.kind {
+        OptionKind::Spin { default, min, max } => UciOptionConfig::Spin {
+            name,
+            default: Some(*default),
+            min: Some(*min),
+            max: Some(*max),
+        },
+        OptionKind::Check { default } => UciOptionConfig::Check {
+            name,
+            default: Some(*default),
+        },
+        OptionKind::Combo { default, values } => UciOptionConfig::Combo {
+            name,
+            default: Some(default.to_string()),
+            var: values.iter().map(|v| v.to_string()).collect(),
+        },
+        OptionKind::Button => UciOptionConfig::Button { name },
+    };
+    UciMessage::Option(config).serialize()
+}
+
+/// The answer to `uci`: `id name`, `id author`, one `option` line per option, `uciok`.
+pub fn uci_lines() -> Vec<String> {
+    let mut lines = vec![
+        UciMessage::Id {
+            name: Some(format!("{NAME} {VERSION}")),
+            author: None,
+        }
+        .serialize(),
+        UciMessage::Id {
+            name: None,
+            author: Some(AUTHOR.to_string()),
+        }
+        .serialize(),
+    ];
+    lines.extend(crate::engine::option_specs().iter().map(option_line));
+    lines.push(UciMessage::UciOk.serialize());
+    lines
+}
+
+/// The output, shared by the command thread and the printer thread: whole lines under one
+/// lock, each flushed. Write errors (a closed stdout) are ignored.
+#[derive(Clone)]
+struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl Output {
+    fn lines<S: AsRef<str>>(&self, lines: &[S]) {
+        let mut out = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for line in lines {
+            let _ = writeln!(out, "{}", line.as_ref());
+            let _ = out.flush();
+        }
+    }
+
+    fn line(&self, line: &str) {
+        self.lines(&[line]);
+    }
+
+    /// `info string TEXT`, on one line whatever the text holds.
+    fn info_string(&self, text: &str) {
+        let text: String = text
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        self.line(&format!("info string {text}"));
+    }
+
+    /// The one line a refused command gets.
+    fn error(&self, message: &str) {
+        self.info_string(&format!("error: {message}"));
+    }
+}
+
+/// Prints the engine's events until the engine (the last sender) is dropped.
+fn spawn_printer(events: Receiver<Event>, out: Output) -> JoinHandle<()> {
+    std::thread::Builder::new()
+        .name("uci-printer".into())
+        .spawn(move || {
+            for event in events {
+                match event {
+                    Event::Info(info) => out.line(&format_info(&info)),
+                    Event::BestMove { best, ponder } => {
+                        out.line(&format_bestmove(best.as_deref(), ponder.as_deref()))
+                    }
+                }
+            }
+        })
+        .expect("the system can start the printer thread")
+}
+
+/// The command side of the loop: the engine and what it needs to know about the search.
+struct Front {
+    engine: Engine,
+    out: Output,
+    /// The last search ends only at `stop` (`go infinite`, or `go ponder` before `ponderhit`).
+    untimed: bool,
+    /// The last search was `go infinite`.
+    infinite: bool,
+    /// `stop` was sent since the last `go`.
+    stop_sent: bool,
+}
+
+impl Front {
+    /// Brings the engine to rest before a command that changes its state (`position`, `go`,
+    /// `setoption`, `ucinewgame`), so that commands take effect in the order they were sent:
+    /// a search that ends by itself (a depth, node or time limit) is waited for; one that
+    /// would wait for `stop` forever (`go infinite`, `go ponder`) is stopped. Either way its
+    /// `bestmove` is printed first.
+    fn idle(&mut self) {
+        if !self.untimed && !self.stop_sent {
+            // The facade has no "wait without stopping": poll until the search thread ends.
+            while self.engine.is_searching() {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+        self.engine.finish_search();
+    }
+
+    fn report(&self, result: Result<(), EngineError>) {
+        if let Err(error) = result {
+            self.out.error(&error.to_string());
+        }
+    }
+
+    fn execute(&mut self, command: Command) {
+        match command {
+            Command::Uci => self.out.lines(&uci_lines()),
+            Command::Debug(_) => {}
+            Command::IsReady => self.out.line(&UciMessage::ReadyOk.serialize()),
+            Command::SetOption { name, value } => {
+                let value = value.as_deref().unwrap_or("");
+                // The facade checks the name and value before refusing a busy engine, so
+                // a bad setoption never reaches `idle` and leaves a search alone.
+                let mut result = self.engine.set_option(&name, value);
+                if let Err(EngineError::Busy(_)) = result {
+                    self.idle();
+                    result = self.engine.set_option(&name, value);
+                }
+                self.report(result);
+            }
+            Command::UciNewGame => {
+                self.idle();
+                let result = self.engine.new_game();
+                self.report(result);
+            }
+            Command::Position { fen, moves } => {
+                let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+                // Checked first (`load` leaves the engine alone), so that a bad position
+                // never disturbs a search.
+                if let Err(error) = self.engine.session().load(fen.as_deref(), &moves) {
+                    self.out.error(&error.to_string());
+                    return;
+                }
+                self.idle();
+                let result = self.engine.set_position(fen.as_deref(), &moves);
+                self.report(result);
+            }
+            Command::Go(go) => self.go(go),
+            Command::Stop => {
+                self.stop_sent = true;
+                self.engine.stop();
+            }
+            Command::PonderHit => {
+                if !self.infinite {
+                    self.untimed = false;
+                }
+                self.engine.ponderhit();
+            }
+            Command::Quit => {}
+            Command::Display => self.display(),
+            Command::Eval => {
+                let session = self.engine.session();
+                self.out.line(&format!(
+                    "Eval: {} cp ({} to move; positive is good for the side to move)",
+                    session.evaluate(),
+                    session.side_to_move().name()
+                ));
+            }
+            Command::Perft(depth) => self.perft(depth),
+        }
+    }
+
+    fn go(&mut self, go: Go) {
+        // Check the searchmoves first, so that a bad `go` never disturbs a running search.
+        let session = self.engine.session();
+        if !go.searchmoves.is_empty() {
+            let fen = session.fen();
+            for text in &go.searchmoves {
+                if let Err(error) = session.load(Some(&fen), &[text.as_str()]) {
+                    let message = match error {
+                        EngineError::Move { message, .. } => message,
+                        other => other.to_string(),
+                    };
+                    self.out.error(&format!("go searchmoves: {message}"));
+                    return;
+                }
+            }
+        }
+        self.idle();
+        if let Some(outcome) = self.engine.session().outcome() {
+            self.out.info_string(&format!("game over: {outcome}"));
+        }
+        let (untimed, infinite) = (go.infinite || go.ponder, go.infinite);
+        match self.engine.go(go) {
+            Ok(()) => {
+                self.untimed = untimed;
+                self.infinite = infinite;
+                self.stop_sent = false;
+            }
+            Err(error) => self.out.error(&error.to_string()),
+        }
+    }
+
+    fn display(&self) {
+        let session = self.engine.session();
+        let mut lines: Vec<String> = session.diagram().lines().map(str::to_string).collect();
+        lines.push(format!("Variant: {}", session.variant()));
+        lines.push(format!("Fen: {}", session.fen()));
+        let legal = session.legal_moves();
+        lines.push(if legal.is_empty() {
+            "Legal moves: (none)".to_string()
+        } else {
+            format!("Legal moves: {}", legal.join(" "))
+        });
+        if let Some(outcome) = session.outcome() {
+            lines.push(format!("Outcome: {outcome}"));
+        }
+        let options = self.engine.options();
+        lines.push(format!(
+            "Options: Hash {}; Threads {}; MultiPV {}; Ponder {}; Move Overhead {}; Variant {}",
+            options.hash_mb,
+            options.threads,
+            options.multipv,
+            options.ponder,
+            options.move_overhead_ms,
+            session.variant()
+        ));
+        self.out.lines(&lines);
+    }
+
+    fn perft(&self, depth: u32) {
+        let mut lines = Vec::new();
+        let total = if depth == 0 {
+            1
+        } else {
+            let mut total = 0;
+            for (text, count) in self.engine.session().divide(depth) {
+                total += count;
+                lines.push(format!("{text}: {count}"));
+            }
+            total
+        };
+        lines.push(format!("Nodes searched: {total}"));
+        self.out.lines(&lines);
+    }
+}
+
+/// Runs the dialect: commands from `input`, answers to `output`, until `quit` or the end of
+/// the input; then any search is stopped and its `bestmove` printed. Returns the exit code.
+pub fn run<I: BufRead, O: Write + Send + 'static>(mut input: I, output: O) -> i32 {
+    let out = Output(Arc::new(Mutex::new(Box::new(output))));
+    let (engine, events) = Engine::new();
+    let printer = spawn_printer(events, out.clone());
+    let mut front = Front {
+        engine,
+        out,
+        untimed: false,
+        infinite: false,
+        stop_sent: false,
+    };
+    let mut buffer = Vec::new();
+    loop {
+        buffer.clear();
+        match input.read_until(b'\n', &mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let Ok(line) = std::str::from_utf8(&buffer) else {
+            front.out.error("the line is not UTF-8");
+            continue;
+        };
+        match parse_command(line) {
+            Ok(None) => {}
+            Ok(Some(Command::Quit)) => break,
+            Ok(Some(command)) => front.execute(command),
+            Err(message) => front.out.error(&message),
+        }
+    }
+    front.engine.finish_search();
+    // Dropping the engine drops the last event sender: the printer drains and ends.
+    drop(front);
+    let _ = printer.join();
+    0
+}
+
+/// [`run`] on stdin and stdout.
+pub fn run_stdio() -> i32 {
+    run(std::io::stdin().lock(), std::io::stdout())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Command {
+        parse_command(line)
+            .unwrap_or_else(|e| panic!("{line:?}: {e}"))
+            .unwrap_or_else(|| panic!("{line:?}: blank"))
+    }
+
+    fn refused(line: &str) -> String {
+        match parse_command(line) {
+            Err(message) => message,
+            Ok(command) => panic!("{line:?} was accepted as {command:?}"),
+        }
+    }
+
+    #[test]
+    fn simple_commands() {
+        assert_eq!(parse_command("").unwrap(), None);
+        assert_eq!(parse_command("  \t \r\n").unwrap(), None);
+        assert_eq!(parse("uci"), Command::Uci);
+        assert_eq!(parse("  isready \r\n"), Command::IsReady);
+        assert_eq!(parse("UCINEWGAME"), Command::UciNewGame);
+        assert_eq!(parse("stop"), Command::Stop);
+        assert_eq!(parse("ponderhit"), Command::PonderHit);
+        assert_eq!(parse("quit\n"), Command::Quit);
+        assert_eq!(parse("debug on"), Command::Debug(true));
+        assert_eq!(parse("debug off"), Command::Debug(false));
+        assert_eq!(parse("d"), Command::Display);
+        assert_eq!(parse("eval"), Command::Eval);
+        assert_eq!(parse("perft 3"), Command::Perft(3));
+        for bad in [
+            "isready now",
+            "uci 1",
+            "debug",
+            "debug maybe",
+            "debug on off",
+            "stopp",
+            "d 1",
+            "perft",
+            "perft -1",
+            "perft x",
+            "perft 1 2",
+            "garbage",
+            "info depth 300",
+            "bestmove 11-15",
+        ] {
+            assert!(!refused(bad).is_empty());
+        }
+    }
+
+    #[test]
+    fn setoption() {
+        assert_eq!(
+            parse("setoption name Move   Overhead value 50"),
+            Command::SetOption {
+                name: "Move Overhead".into(),
+                value: Some("50".into())
+            }
+        );
+        assert_eq!(
+            parse("setoption name Clear Hash"),
+            Command::SetOption {
+                name: "Clear Hash".into(),
+                value: None
+            }
+        );
+        assert_eq!(
+            parse("SETOPTION NAME Variant VALUE russian"),
+            Command::SetOption {
+                name: "Variant".into(),
+                value: Some("russian".into())
+            }
+        );
+        for bad in ["setoption", "setoption name", "setoption Hash 5"] {
+            assert!(refused(bad).contains("setoption"));
+        }
+    }
+
+    #[test]
+    fn position() {
+        assert_eq!(
+            parse("position startpos"),
+            Command::Position {
+                fen: None,
+                moves: vec![]
+            }
+        );
+        assert_eq!(
+            parse("position startpos moves 11-15 22x15 c3:e5"),
+            Command::Position {
+                fen: None,
+                moves: vec!["11-15".into(), "22x15".into(), "c3:e5".into()]
+            }
+        );
+        assert_eq!(
+            parse("position fen W:W31-50:B1-20 moves 32-28"),
+            Command::Position {
+                fen: Some("W:W31-50:B1-20".into()),
+                moves: vec!["32-28".into()]
+            }
+        );
+        assert_eq!(
+            parse("position fen \"B:W21,K22:B1,2\""),
+            Command::Position {
+                fen: Some("\"B:W21,K22:B1,2\"".into()),
+                moves: vec![]
+            }
+        );
+        for bad in [
+            "position",
+            "position fen",
+            "position fen moves 11-15",
+            "position startpos 11-15",
+            "position somewhere",
+        ] {
+            assert!(refused(bad).contains("position"));
+        }
+    }
+
+    #[test]
+    fn go() {
+        assert_eq!(parse("go"), Command::Go(Go::default()));
+        let full = parse(
+            "go ponder wtime -5 btime 1000 winc 10 binc 20 movestogo 7 depth 9 nodes 100 \
+             movetime 50 infinite searchmoves 11-15 9x18x27",
+        );
+        assert_eq!(
+            full,
+            Command::Go(Go {
+                depth: Some(9),
+                nodes: Some(100),
+                movetime_ms: Some(50),
+                wtime_ms: Some(-5),
+                btime_ms: Some(1000),
+                winc_ms: Some(10),
+                binc_ms: Some(20),
+                movestogo: Some(7),
+                infinite: true,
+                ponder: true,
+                searchmoves: vec!["11-15".into(), "9x18x27".into()],
+            })
+        );
+        assert_eq!(
+            parse("go searchmoves 11-15 12-16 DEPTH 3"),
+            Command::Go(Go {
+                depth: Some(3),
+                searchmoves: vec!["11-15".into(), "12-16".into()],
+                ..Go::default()
+            })
+        );
+        for bad in [
+            "go depth -1",
+            "go depth 0",
+            "go depth 99999999999999999999",
+            "go depth 999999999999999999999999999999999999999999",
+            "go depth",
+            "go depth x",
+            "go depth 3 depth 4",
+            "go nodes 0",
+            "go movestogo 0",
+            "go movetime -1",
+            "go wtime",
+            "go searchmoves",
+            "go searchmoves depth 3",
+            "go mate 3",
+            "go fast",
+            "go depth 5 garbage",
+        ] {
+            assert!(refused(bad).starts_with("go"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn scores_and_lines() {
+        assert_eq!(format_score(Score::Centi(-35)), "cp -35");
+        assert_eq!(format_score(Score::WinIn(1)), "mate 1");
+        assert_eq!(format_score(Score::WinIn(3)), "mate 2");
+        assert_eq!(format_score(Score::LossIn(2)), "mate -1");
+        assert_eq!(format_score(Score::LossIn(4)), "mate -2");
+        assert_eq!(format_bestmove(None, None), "bestmove (none)");
+        assert_eq!(format_bestmove(Some("11-15"), None), "bestmove 11-15");
+        assert_eq!(
+            format_bestmove(Some("c3:e5"), Some("f6-g5")),
+            "bestmove c3:e5 ponder f6-g5"
+        );
+        let info = Info {
+            depth: 4,
+            seldepth: 7,
+            multipv: 1,
+            score: Score::Centi(12),
+            nodes: 1000,
+            nps: 50000,
+            hashfull: 3,
+            time_ms: 20,
+            pv: vec!["11-15".into(), "23-19".into()],
+        };
+        assert_eq!(
+            format_info(&info),
+            "info depth 4 seldepth 7 multipv 1 score cp 12 nodes 1000 nps 50000 hashfull 3 \
+             time 20 pv 11-15 23-19"
+        );
+        let lines = uci_lines();
+        assert_eq!(lines[0], format!("id name damka {VERSION}"));
+        assert!(lines[1].starts_with("id author "));
+        assert!(
+            lines.contains(&"option name Move Overhead type spin default 30 min 0 max 5000".into())
+        );
+        assert!(lines.iter().any(|l| l.starts_with(
+            "option name Variant type combo default english var english var international"
+        )));
+        assert_eq!(lines.last().unwrap(), "uciok");
+    }
+
+    /// A `Write` the test can read back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_short_session_in_memory() {
+        let input = b"uci\nisready\nposition startpos moves 11-15\nbogus\n\xff\xfe\ngo depth 2\n"
+            as &[u8];
+        let output = Shared::default();
+        assert_eq!(run(input, output.clone()), 0);
+        let text = String::from_utf8(output.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.contains(&"uciok"));
+        assert!(lines.contains(&"readyok"));
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| l.starts_with("info string error:"))
+                .count(),
+            2,
+            "{text}"
+        );
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("bestmove ")).count(),
+            1,
+            "{text}"
+        );
+    }
+}

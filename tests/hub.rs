@@ -1,0 +1,921 @@
+//! `damka hub` (the Hub protocol) driven through pipes and by the two real Python clients.
+//!
+//! The raw-pipe tests check the protocol itself: start-up, silently swallowed parameters and
+//! commands, `ping` during a search, `stop`, exactly one `done` per `go` in the lidraughts
+//! pondering flow, timing of `level move-time=` and clocks, the capture format and the 8x8
+//! numberings. The client tests run `tests/hub/*.py` with pydraughts 0.6.7 (the lidraughts bot
+//! client; complete games against its random mover in international, english, russian,
+//! brazilian and italian, with a clock, and with pondering) and py-draughts 1.10.1 (20 fresh
+//! engines in a row, each asked for moves), in venvs made by `scripts/pyenv.sh`. A missing
+//! Python or a failed install fails these tests: they are never skipped.
+//!
+//! Every read has a timeout and every child is killed when its test ends, so nothing hangs.
+//! The tests take turns (a lock): they measure time, and two searches on a small machine
+//! would disturb each other's clocks.
+
+use damka::notation::fen::parse_fen;
+use damka::notation::number_of_bit;
+use damka::rules::{English, International, Russian};
+use damka::{Bits, Position, Rules};
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Runs the tests of this file one at a time.
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+const DAMKA: &str = env!("CARGO_BIN_EXE_damka");
+
+const START_10X10: &str = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
+const START_8X8: &str = "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww";
+
+/// A `damka hub` child with a line reader on its stdout and a collector on its stderr.
+struct Hub {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr: Option<JoinHandle<String>>,
+    /// Everything read so far, for failure messages.
+    transcript: Vec<String>,
+}
+
+impl Hub {
+    fn start() -> Hub {
+        let mut child = Command::new(DAMKA)
+            .arg("hub")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("damka hub starts");
+        let stdin = child.stdin.take().expect("stdin piped");
+        let stdout = child.stdout.take().expect("stdout piped");
+        let mut stderr = child.stderr.take().expect("stderr piped");
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        Hub {
+            child,
+            stdin,
+            lines,
+            stderr: Some(stderr),
+            transcript: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.transcript.push(format!("> {line}"));
+        writeln!(self.stdin, "{line}").expect("damka reads stdin");
+        self.stdin.flush().expect("damka reads stdin");
+    }
+
+    /// The next line, or `None` after `timeout`.
+    fn next_line(&mut self, timeout: Duration) -> Option<String> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => {
+                self.transcript.push(format!("< {line}"));
+                Some(line)
+            }
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// The next line; fails after `timeout`.
+    fn line(&mut self, timeout: Duration) -> String {
+        self.next_line(timeout).unwrap_or_else(|| {
+            panic!(
+                "no line from damka within {timeout:?}; transcript:\n{}",
+                self.transcript.join("\n")
+            )
+        })
+    }
+
+    /// Lines up to and including the first that starts with `prefix`.
+    fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut lines = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.next_line(left).unwrap_or_else(|| {
+                panic!(
+                    "no '{prefix}' line within {timeout:?}; transcript:\n{}",
+                    self.transcript.join("\n")
+                )
+            });
+            let done = line.starts_with(prefix);
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    }
+
+    /// Asserts that nothing arrives for `quiet`.
+    fn silent(&mut self, quiet: Duration, why: &str) {
+        if let Some(line) = self.next_line(quiet) {
+            panic!(
+                "{why}: unexpected line '{line}'; transcript:\n{}",
+                self.transcript.join("\n")
+            );
+        }
+    }
+
+    /// `ping` answered by `pong` and nothing else: everything before was silent.
+    fn ping(&mut self, why: &str) {
+        self.send("ping");
+        let line = self.line(Duration::from_secs(5));
+        assert_eq!(
+            line,
+            "pong",
+            "{why}; transcript:\n{}",
+            self.transcript.join("\n")
+        );
+    }
+
+    /// The start-up exchange; returns the `id` and `param` lines.
+    fn start_up(&mut self) -> Vec<String> {
+        self.send("hub");
+        let lines = self.until("wait", Duration::from_secs(5));
+        self.send("init");
+        assert_eq!(self.line(Duration::from_secs(5)), "ready");
+        lines
+    }
+
+    /// `quit`: the process exits with 0 and wrote nothing on stderr.
+    fn quit(mut self) {
+        self.send("quit");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait for damka") {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "damka did not exit after quit");
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        assert!(status.success(), "damka hub exited with {status}");
+        let stderr = self
+            .stderr
+            .take()
+            .expect("stderr collector")
+            .join()
+            .unwrap();
+        assert!(stderr.is_empty(), "damka wrote on stderr: {stderr}");
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The value of `key=` in a Hub line (quotes removed).
+fn value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let at = line.find(&format!(" {key}="))? + key.len() + 2;
+    let rest = &line[at..];
+    if let Some(quoted) = rest.strip_prefix('"') {
+        quoted.split('"').next()
+    } else {
+        rest.split(' ').next()
+    }
+}
+
+/// Every token after the command is `key=value`, a quoted value being one token.
+fn assert_key_values(line: &str) {
+    let mut tokens = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                current.push(c);
+            }
+            ' ' if !quoted => tokens.push(std::mem::take(&mut current)),
+            _ => current.push(c),
+        }
+    }
+    tokens.push(current);
+    assert!(!quoted, "unbalanced quotes in '{line}'");
+    for token in &tokens[1..] {
+        let (key, value) = token
+            .split_once('=')
+            .unwrap_or_else(|| panic!("token '{token}' of '{line}' is not key=value"));
+        assert!(!key.is_empty(), "empty key in '{line}'");
+        assert!(
+            !value.contains('=') && (!value.contains(' ') || value.starts_with('"')),
+            "bad value in '{line}'"
+        );
+    }
+}
+
+/// The legal moves of a PDN FEN in Hub text with PDN numbering (captures list every
+/// captured square, sorted), as a set of (from, to, captured) keys.
+fn legal_hub_moves<R: Rules>(fen: &str) -> BTreeSet<String> {
+    let position: Position<R> = parse_fen::<R>(fen).expect("test FEN");
+    position
+        .legal_moves()
+        .iter()
+        .map(|mv| {
+            let mut captured: Vec<u32> = Bits(mv.captured)
+                .map(|bit| number_of_bit::<R>(bit as u8))
+                .collect();
+            captured.sort_unstable();
+            let ends = [number_of_bit::<R>(mv.from), number_of_bit::<R>(mv.to)];
+            if captured.is_empty() {
+                format!("{}-{}", ends[0], ends[1])
+            } else {
+                let mut parts: Vec<String> = ends.iter().map(u32::to_string).collect();
+                parts.extend(captured.iter().map(u32::to_string));
+                parts.join("x")
+            }
+        })
+        .collect()
+}
+
+/// A Hub move with its captured squares sorted, to compare with [`legal_hub_moves`].
+fn normalised(hub_move: &str) -> String {
+    if !hub_move.contains('x') {
+        return hub_move.to_string();
+    }
+    let parts: Vec<u32> = hub_move
+        .split('x')
+        .map(|p| p.parse().expect("numeric square"))
+        .collect();
+    let mut captured = parts[2..].to_vec();
+    captured.sort_unstable();
+    let mut all = parts[..2].to_vec();
+    all.extend(captured);
+    all.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
+}
+
+/// The Hub position string of a 10x10 PDN FEN.
+fn hub_pos_10x10(fen: &str) -> String {
+    let position: Position<International> = parse_fen(fen).expect("test FEN");
+    let mut text = String::from(match position.side_to_move() {
+        damka::Color::White => "W",
+        damka::Color::Black => "B",
+    });
+    for number in 1..=50 {
+        let bit = damka::notation::bit_of_number::<International>(number).unwrap();
+        let mask = 1u64 << bit;
+        let king = position.kings() & mask != 0;
+        let c = if position.pieces(damka::Color::White) & mask != 0 {
+            if king { 'W' } else { 'w' }
+        } else if position.pieces(damka::Color::Black) & mask != 0 {
+            if king { 'B' } else { 'b' }
+        } else {
+            'e'
+        };
+        text.push(c);
+    }
+    text
+}
+
+/// The move of a `done` line, checked for form: `done move=M` or `done move=M ponder=P`.
+fn done_move(line: &str) -> String {
+    let mut words = line.split(' ');
+    assert_eq!(words.next(), Some("done"), "not a done line: {line}");
+    let best = words
+        .next()
+        .and_then(|w| w.strip_prefix("move="))
+        .unwrap_or_else(|| panic!("done without move= first: {line}"));
+    if let Some(ponder) = words.next() {
+        assert!(ponder.starts_with("ponder="), "bad done line: {line}");
+    }
+    assert_eq!(words.next(), None, "extra field in: {line}");
+    let well_formed = |m: &str| {
+        m.split(['-', 'x']).all(|p| p.parse::<u32>().is_ok())
+            && (m.matches('-').count() == 1 && !m.contains('x')
+                || !m.contains('-') && m.matches('x').count() >= 2)
+    };
+    assert!(well_formed(best), "bad move text in: {line}");
+    best.to_string()
+}
+
+#[test]
+fn start_up_params_ping_and_stop() {
+    let _turn = serial();
+    let mut hub = Hub::start();
+    hub.send("hub");
+    let lines = hub.until("wait", Duration::from_secs(5));
+    assert!(lines[0].starts_with("id "), "first line: {}", lines[0]);
+    assert_eq!(value(&lines[0], "name"), Some("damka"));
+    for key in ["version", "author", "country"] {
+        assert!(value(&lines[0], key).is_some(), "id without {key}");
+    }
+    let variant = lines
+        .iter()
+        .find(|l| l.starts_with("param name=variant "))
+        .expect("a variant param");
+    assert_eq!(value(variant, "type"), Some("enum"));
+    assert_eq!(value(variant, "value"), Some("normal"));
+    let values: Vec<&str> = value(variant, "values").unwrap().split(' ').collect();
+    for name in ["normal", "english", "russian", "brazilian", "italian"] {
+        assert!(values.contains(&name), "variant values lack {name}");
+    }
+    for name in ["hash", "threads"] {
+        let param = lines
+            .iter()
+            .find(|l| l.starts_with(&format!("param name={name} ")))
+            .unwrap_or_else(|| panic!("no {name} param"));
+        assert_eq!(value(param, "type"), Some("int"));
+    }
+    for line in &lines {
+        assert_key_values(line);
+    }
+    // Unknown parameters (lidraughts-bot invents `initial-time`) and bad values are
+    // swallowed; so are unknown commands, blank lines and a stray `stop`.
+    hub.send("set-param name=initial-time value=60");
+    hub.send("set-param name=no-such-thing value=\"a b\"");
+    hub.send("set-param name=threads value=banana");
+    hub.send("set-param name=variant value=frisian");
+    hub.send("set-param name=hash value=16");
+    hub.send("");
+    hub.send("frobnicate now=1");
+    hub.send("stop");
+    hub.send("init");
+    assert_eq!(hub.line(Duration::from_secs(5)), "ready");
+    hub.silent(Duration::from_millis(200), "after init");
+
+    // A search without limits: ping is answered at once, stop ends it with one done.
+    hub.send("new-game");
+    hub.send(&format!("pos pos={START_10X10}"));
+    hub.send("level infinite");
+    hub.send("go think");
+    let info = hub.until("info ", Duration::from_secs(5));
+    assert!(info.iter().all(|l| l.starts_with("info ")), "{info:?}");
+    let info = info.last().unwrap().clone();
+    assert_key_values(&info);
+    for key in ["depth", "mean-depth", "score", "nodes", "time", "nps", "pv"] {
+        assert!(value(&info, key).is_some(), "info without {key}: {info}");
+    }
+    assert!(info.contains(" pv=\""), "pv is quoted: {info}");
+    let score: f64 = value(&info, "score").unwrap().parse().unwrap();
+    assert!(score.abs() < 90.0, "start position score {score}");
+    std::thread::sleep(Duration::from_millis(100));
+    hub.send("ping");
+    let sent = Instant::now();
+    let answer = hub.until("pong", Duration::from_secs(2));
+    assert!(
+        sent.elapsed() < Duration::from_millis(500),
+        "pong took {:?}",
+        sent.elapsed()
+    );
+    assert!(
+        answer.iter().all(|l| l.starts_with("info ") || l == "pong"),
+        "{answer:?}"
+    );
+    hub.send("stop");
+    let rest = hub.until("done", Duration::from_secs(2));
+    assert!(
+        rest[..rest.len() - 1]
+            .iter()
+            .all(|l| l.starts_with("info "))
+    );
+    let best = done_move(rest.last().unwrap());
+    let fen = "W:W31-50:B1-20";
+    assert!(legal_hub_moves::<International>(fen).contains(&normalised(&best)));
+    hub.silent(Duration::from_millis(300), "one done per go");
+    hub.quit();
+}
+
+#[test]
+fn ponder_flow_gives_one_done_per_go() {
+    let _turn = serial();
+    let mut hub = Hub::start();
+    hub.start_up();
+    // damka (White) played 32-28 and ponders on the predicted reply 18-23, sent as
+    // lidraughts-bot sends it: the whole game with the predicted move appended.
+    let pos = format!("pos pos={START_10X10} moves=\"32-28 18-23\"");
+
+    // go ponder, then ponder-hit: the ponder search's done is the answer.
+    hub.send(&pos);
+    hub.send("level time=3 inc=0.1");
+    hub.send("go ponder");
+    hub.until("info ", Duration::from_secs(5));
+    std::thread::sleep(Duration::from_millis(300));
+    let early: Vec<String> =
+        std::iter::from_fn(|| hub.next_line(Duration::from_millis(20))).collect();
+    assert!(
+        early.iter().all(|l| l.starts_with("info ")),
+        "done before ponder-hit: {early:?}"
+    );
+    hub.send("ponder-hit");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let fen = "W:W31,33-50,28:B1-17,19,20,23";
+    let best = done_move(lines.last().unwrap());
+    assert!(
+        legal_hub_moves::<International>(fen).contains(&normalised(&best)),
+        "{best} in {fen}"
+    );
+    hub.silent(Duration::from_millis(300), "one done after ponder-hit");
+
+    // go ponder, then stop (the opponent played something else), then go think.
+    hub.send(&pos);
+    hub.send("level time=3 inc=0.1");
+    hub.send("go ponder");
+    std::thread::sleep(Duration::from_millis(150));
+    hub.send("stop");
+    let lines = hub.until("done", Duration::from_secs(2));
+    done_move(lines.last().unwrap());
+    hub.silent(Duration::from_millis(200), "one done after stop");
+    hub.send(&format!("pos pos={START_10X10} moves=\"32-28 19-23\""));
+    hub.send("level time=3 inc=0.1");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    assert_eq!(done_move(lines.last().unwrap()), "28x19x23");
+    hub.silent(Duration::from_millis(300), "one done after go think");
+
+    // A ponder search on a forced move finishes at once but still waits for ponder-hit.
+    hub.send(&format!("pos pos={START_10X10} moves=\"32-28 19-23\""));
+    hub.send("level time=3 inc=0.1");
+    hub.send("go ponder");
+    hub.silent_except_info(Duration::from_millis(300));
+    hub.ping("ping while pondering");
+    hub.send("ponder-hit");
+    let lines = hub.until("done", Duration::from_secs(5));
+    assert_eq!(done_move(lines.last().unwrap()), "28x19x23");
+    hub.silent(Duration::from_millis(200), "one done");
+
+    // go analyze runs until stop.
+    hub.send(&format!("pos pos={START_10X10}"));
+    hub.send("go analyze");
+    hub.silent_except_info(Duration::from_millis(300));
+    hub.send("stop");
+    let lines = hub.until("done", Duration::from_secs(2));
+    done_move(lines.last().unwrap());
+    hub.silent(Duration::from_millis(200), "one done after analyze");
+    hub.quit();
+}
+
+impl Hub {
+    /// Asserts that only `info` lines arrive for `quiet`.
+    fn silent_except_info(&mut self, quiet: Duration) {
+        let deadline = Instant::now() + quiet;
+        while let Some(line) = self.next_line(deadline.saturating_duration_since(Instant::now())) {
+            assert!(
+                line.starts_with("info "),
+                "unexpected '{line}'; transcript:\n{}",
+                self.transcript.join("\n")
+            );
+        }
+    }
+}
+
+#[test]
+fn move_time_and_clocks_are_kept() {
+    let _turn = serial();
+    let mut hub = Hub::start();
+    hub.start_up();
+    let fens = [
+        "W:W31-50:B1-20",
+        "B:W28,31-33,35-50:B1-19,23",
+        "W:W27,28,30,32,33,34,35,37,38,39,40,41,42,43,44,45,46,47:B3,4,5,6,8,9,10,11,12,13,14,15,16,17,18,19,21,23",
+        "W:WK46,41,37,33:B5,10,14,19,24",
+    ];
+    let mut slowest = Duration::ZERO;
+    for fen in fens {
+        let legal = legal_hub_moves::<International>(fen);
+        hub.send(&format!("pos pos={}", hub_pos_10x10(fen)));
+        hub.send("level move-time=0.1");
+        hub.send("go think");
+        let started = Instant::now();
+        let lines = hub.until("done", Duration::from_secs(5));
+        let took = started.elapsed();
+        slowest = slowest.max(took);
+        let best = done_move(lines.last().unwrap());
+        assert!(legal.contains(&normalised(&best)), "{best} in {fen}");
+        for line in &lines[..lines.len() - 1] {
+            assert_key_values(line);
+        }
+    }
+    assert!(
+        slowest <= Duration::from_millis(130),
+        "move-time=0.1 answered in {slowest:?}"
+    );
+
+    // Tiny, zero and negative times (clients send the clock minus the increment) still
+    // give a legal move at once.
+    for level in [
+        "level move-time=1e-05",
+        "level time=1e-05",
+        "level time=-0.7 inc=0.2",
+        "level time=0 inc=0",
+        "level moves=1 time=0.05",
+        "level depth=3",
+        "level nodes=500",
+    ] {
+        let fen = "W:W31-50:B1-20";
+        hub.send(&format!("pos pos={START_10X10}"));
+        hub.send(level);
+        hub.send("go think");
+        let started = Instant::now();
+        let lines = hub.until("done", Duration::from_secs(5));
+        assert!(
+            started.elapsed() < Duration::from_millis(400),
+            "{level}: {:?}",
+            started.elapsed()
+        );
+        let best = done_move(lines.last().unwrap());
+        assert!(legal_hub_moves::<International>(fen).contains(&normalised(&best)));
+    }
+
+    // A small Fischer clock spent move after move never runs out.
+    let mut clock = 1.0f64;
+    let inc = 0.05;
+    let mut moves: Vec<String> = Vec::new();
+    let mut position = Position::<International>::start();
+    for _ in 0..30 {
+        if position.legal_moves().is_empty() {
+            break;
+        }
+        hub.send(&format!(
+            "pos pos={START_10X10} moves=\"{}\"",
+            moves.join(" ")
+        ));
+        hub.send(&format!("level time={} inc={inc}", clock - inc));
+        hub.send("go think");
+        let started = Instant::now();
+        let lines = hub.until("done", Duration::from_secs(5));
+        clock -= started.elapsed().as_secs_f64();
+        assert!(clock > 0.0, "the clock ran out after {} moves", moves.len());
+        clock += inc;
+        let best = done_move(lines.last().unwrap());
+        let mv = *position
+            .legal_moves()
+            .iter()
+            .find(|m| normalised(&best) == hub_text_pdn::<International>(m))
+            .unwrap_or_else(|| panic!("{best} is not legal"));
+        position = position.play(&mv);
+        moves.push(best);
+    }
+    hub.quit();
+}
+
+/// A move in Hub text, PDN numbering, captured squares sorted.
+fn hub_text_pdn<R: Rules>(mv: &damka::Move) -> String {
+    let mut captured: Vec<u32> = Bits(mv.captured)
+        .map(|bit| number_of_bit::<R>(bit as u8))
+        .collect();
+    captured.sort_unstable();
+    let (from, to) = (number_of_bit::<R>(mv.from), number_of_bit::<R>(mv.to));
+    if captured.is_empty() {
+        format!("{from}-{to}")
+    } else {
+        let mut parts = vec![from.to_string(), to.to_string()];
+        parts.extend(captured.iter().map(u32::to_string));
+        parts.join("x")
+    }
+}
+
+#[test]
+fn captures_list_every_captured_square_and_bad_input_is_ignored() {
+    let _turn = serial();
+    let mut hub = Hub::start();
+    hub.start_up();
+    // A double capture lists its captured squares, never its landing square (19); a king
+    // has ten captures of three pieces, and a man's capture may come back to its start.
+    let expected = [
+        ("W:W28:B23,13", Some("28x8x13x23")),
+        ("W:WK46:B41,32,24,13,33,22", None),
+        ("W:W37:B32,22,12,31,21", None),
+    ];
+    for (fen, answer) in expected {
+        let legal = legal_hub_moves::<International>(fen);
+        hub.send(&format!("pos pos={}", hub_pos_10x10(fen)));
+        hub.send("level depth=2");
+        hub.send("go think");
+        let lines = hub.until("done", Duration::from_secs(5));
+        let best = done_move(lines.last().unwrap());
+        assert!(
+            legal.contains(&normalised(&best)),
+            "{best} not in {legal:?}"
+        );
+        if let Some(answer) = answer {
+            assert_eq!(normalised(&best), answer);
+        }
+    }
+
+    // The client's moves may list captured squares in any order.
+    hub.send(&format!(
+        "pos pos={START_10X10} moves=\"32-28 19-23 28x19x23 14x23x19\""
+    ));
+    hub.send("level depth=1");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let fen_now = "W:W31,33-50:B1-13,15-18,20,23";
+    let best = done_move(lines.last().unwrap());
+    assert!(legal_hub_moves::<International>(fen_now).contains(&normalised(&best)));
+
+    // Bad positions and moves change nothing and print nothing.
+    for bad in [
+        "pos pos=Wbbbb",
+        "pos pos=Xbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww",
+        "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwwq",
+        "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-27 1-2\"",
+        "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28 19-23 28x19x24\"",
+        "pos moves=\"banana\"",
+        "level move-time=soon",
+        "go sideways",
+    ] {
+        hub.send(bad);
+        if bad.starts_with("go") {
+            // An unknown go mode is a normal search with the current level (reset by the
+            // valid pos below, so it is unlimited): stop it.
+            hub.send("stop");
+            hub.until("done", Duration::from_secs(5));
+        }
+    }
+    hub.ping("bad input is silent");
+    // The position is still the one of the last good `pos`... which `pos` with bad moves
+    // did not replace: the engine answers in it.
+    hub.send("level depth=1");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let best = done_move(lines.last().unwrap());
+    assert!(
+        legal_hub_moves::<International>(fen_now).contains(&normalised(&best)),
+        "{best} is not legal in the last good position {fen_now}"
+    );
+    hub.quit();
+}
+
+#[test]
+fn eight_by_eight_numberings_follow_pydraughts() {
+    let _turn = serial();
+    let mut hub = Hub::start();
+    hub.start_up();
+    // English: the string is pydraughts' board turned 180 degrees with the colours swapped,
+    // so the start string (W to move, w at the bottom) is the PDN start with Black to move;
+    // moves and answers are PDN.
+    hub.send("set-param name=variant value=english");
+    hub.send(&format!("pos pos={START_8X8}"));
+    hub.send("level depth=3");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let best = done_move(lines.last().unwrap());
+    assert!(
+        legal_hub_moves::<English>("B:W21-32:B1-12").contains(&best),
+        "english start: {best}"
+    );
+    // After 11-15 (PDN), White's replies are PDN 21-32 moves.
+    hub.send(&format!("pos pos={START_8X8} moves=\"11-15\""));
+    hub.send("level depth=3");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let best = done_move(lines.last().unwrap());
+    assert!(
+        legal_hub_moves::<English>("W:W21-32:B1-10,12,15").contains(&best),
+        "english reply: {best}"
+    );
+
+    // Russian: the string is PDN (b8 = 1) but moves count from a1 = 1 (rows flipped):
+    // the opening moves are 9-13 ... 12-16 (PDN 21-17 ... 24-20).
+    hub.send("set-param name=variant value=russian");
+    hub.send(&format!("pos pos={START_8X8}"));
+    hub.send("level depth=3");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let best = done_move(lines.last().unwrap());
+    let openings = ["9-13", "10-13", "10-14", "11-14", "11-15", "12-15", "12-16"];
+    assert!(openings.contains(&best.as_str()), "russian start: {best}");
+    // c3-d4 (10-14 from a1) f6-e5 (23-18 from a1 ...): White must take e5 from d4.
+    hub.send(&format!("pos pos={START_8X8} moves=\"10-14 23-19\""));
+    hub.send("level depth=3");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let best = done_move(lines.last().unwrap());
+    // d4 = 14 and e5 = 19 from a1; the man lands on f6 = 23 from a1.
+    assert_eq!(best, "14x23x19", "russian capture");
+    // The same in PDN: c3 = 22, d4 = 18, f6 = 11, e5 = 15; 18x11 takes 15.
+    assert!(legal_hub_moves::<Russian>("W:W18,21,23-32:B1-10,12,15").contains("18x11x15"));
+    hub.quit();
+}
+
+/// Runs a Python script with a time limit; returns its stdout (fails with its output).
+fn run_python(python: &Path, script: &str, args: &[&str], limit: Duration) -> String {
+    let mut child = Command::new(python)
+        .arg(repo_root().join("tests/hub").join(script))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env("PYTHONUNBUFFERED", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {script}: {e}"));
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for python") {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    match status {
+        Some(status) if status.success() => out,
+        Some(status) => panic!("{script} {args:?} failed ({status}):\n{err}\n{out}"),
+        None => panic!("{script} {args:?} took more than {limit:?}:\n{err}\n{out}"),
+    }
+}
+
+/// The python of a venv holding `requirement`, made by `scripts/pyenv.sh` on first use.
+fn venv_python(name: &str, requirement: &str) -> PathBuf {
+    let script = repo_root().join("scripts/pyenv.sh");
+    let output = Command::new("bash")
+        .arg(&script)
+        .arg(name)
+        .arg(requirement)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    assert!(
+        output.status.success(),
+        "{} {name} {requirement} failed:\n{}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    PathBuf::from(
+        stdout
+            .lines()
+            .last()
+            .expect("pyenv.sh prints a path")
+            .trim(),
+    )
+}
+
+/// The `summary {json}` line of a client script.
+fn summary(output: &str) -> serde_json::Value {
+    let line = output
+        .lines()
+        .find_map(|l| l.strip_prefix("summary "))
+        .unwrap_or_else(|| panic!("no summary in:\n{output}"));
+    serde_json::from_str(line).expect("summary is JSON")
+}
+
+/// pydraughts plays `games` complete games against damka; returns the summary.
+fn pydraughts_games(variant: &str, extra: &[&str]) -> serde_json::Value {
+    let python = venv_python("pydraughts", "pydraughts==0.6.7");
+    let mut args = vec![
+        DAMKA,
+        "--variant",
+        variant,
+        "--games",
+        "2",
+        "--max-plies",
+        "120",
+    ];
+    args.extend_from_slice(extra);
+    let output = run_python(
+        &python,
+        "pydraughts_client.py",
+        &args,
+        Duration::from_secs(90),
+    );
+    let summary = summary(&output);
+    assert_eq!(summary["games"], 2, "{output}");
+    assert!(summary["damka_moves"].as_u64().unwrap() >= 10, "{output}");
+    assert!(
+        summary["startup"].as_f64().unwrap() < 2.0,
+        "start-up took {}",
+        summary["startup"]
+    );
+    summary
+}
+
+fn pydraughts_movetime(variant: &str) {
+    let _turn = serial();
+    let summary = pydraughts_games(variant, &["--movetime", "0.1", "--seed", "3"]);
+    // The answer time includes pydraughts' own work (it builds every legal move in Python).
+    let slowest = summary["max_answer"].as_f64().unwrap();
+    assert!(
+        slowest < 0.25,
+        "{variant}: move-time=0.1 answered in {slowest} s"
+    );
+}
+
+#[test]
+fn pydraughts_plays_international() {
+    pydraughts_movetime("standard");
+}
+
+#[test]
+fn pydraughts_plays_english() {
+    pydraughts_movetime("english");
+}
+
+#[test]
+fn pydraughts_plays_russian() {
+    pydraughts_movetime("russian");
+}
+
+#[test]
+fn pydraughts_plays_brazilian() {
+    pydraughts_movetime("brazilian");
+}
+
+#[test]
+fn pydraughts_plays_italian() {
+    pydraughts_movetime("italian");
+}
+
+#[test]
+fn pydraughts_clock_never_runs_out() {
+    let _turn = serial();
+    for variant in ["standard", "english"] {
+        let summary = pydraughts_games(variant, &["--clock", "2", "--inc", "0.1", "--seed", "5"]);
+        let least = summary["min_clock"].as_f64().unwrap();
+        assert!(least > 0.0, "{variant}: clock fell to {least}");
+    }
+}
+
+#[test]
+fn pydraughts_ponders_like_lidraughts_bot() {
+    let _turn = serial();
+    for variant in ["standard", "russian"] {
+        let summary = pydraughts_games(variant, &["--ponder", "--movetime", "0.05", "--seed", "7"]);
+        let (hits, misses) = (
+            summary["ponder_hits"].as_u64().unwrap(),
+            summary["ponder_misses"].as_u64().unwrap(),
+        );
+        assert!(
+            hits > 0 && misses > 0,
+            "{variant}: {hits} hits, {misses} misses"
+        );
+    }
+}
+
+#[test]
+fn py_draughts_gets_legal_moves_twenty_times_in_a_row() {
+    let _turn = serial();
+    let python = venv_python("pydraughts2", "py-draughts==1.10.1");
+    let output = run_python(
+        &python,
+        "pydraughts2_client.py",
+        &[
+            DAMKA,
+            "--runs",
+            "20",
+            "--positions",
+            "3",
+            "--movetime",
+            "0.05",
+            "--seed",
+            "11",
+        ],
+        Duration::from_secs(120),
+    );
+    let summary = summary(&output);
+    assert_eq!(summary["runs"], 20, "{output}");
+    assert_eq!(summary["moves"], 80, "{output}");
+    let startup = summary["max_startup"].as_f64().unwrap();
+    assert!(
+        startup < 10.0,
+        "start-up took {startup} s (py-draughts allows 10)"
+    );
+}

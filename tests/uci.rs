@@ -1,0 +1,971 @@
+//! The UCI-style dialect (`damka` with no arguments), driven through pipes as a GUI would.
+//!
+//! Every read has a timeout (a reader thread feeds a channel; `recv_timeout`), so a broken
+//! engine fails a test instead of hanging it. The tests run one at a time (a global lock): the
+//! timing checks must not compete with each other for the CPU.
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Longest wait for any expected line.
+const TIMEOUT: Duration = Duration::from_secs(20);
+/// English checkers after `11-15 23-19`.
+const AFTER_11_15_23_19: &str =
+    "B:W19,21,22,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15";
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// A running `damka`, its stdin, and its stdout as a channel of lines.
+struct Damka {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    _serial: MutexGuard<'static, ()>,
+}
+
+/// What `d` prints, besides the diagram.
+struct Display {
+    diagram: Vec<String>,
+    variant: String,
+    fen: String,
+    legal: Vec<String>,
+    outcome: Option<String>,
+    options: String,
+}
+
+impl Damka {
+    fn start() -> Damka {
+        let serial = SERIAL
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_damka"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("damka starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Damka {
+            child,
+            stdin,
+            lines,
+            _serial: serial,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.send_bytes(format!("{line}\n").as_bytes());
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).expect("damka reads its stdin");
+        stdin.flush().expect("damka reads its stdin");
+    }
+
+    /// Closes stdin (end of input).
+    fn close(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The next line, waiting at most `timeout`.
+    fn line_within(&self, timeout: Duration) -> String {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => line,
+            Err(RecvTimeoutError::Timeout) => panic!("no output within {timeout:?}"),
+            Err(RecvTimeoutError::Disconnected) => panic!("damka closed its stdout"),
+        }
+    }
+
+    /// Lines up to and including the first one that `done` accepts.
+    fn until(&self, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + TIMEOUT;
+        let mut lines = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(error) => panic!("{error:?} while waiting; got so far: {lines:#?}"),
+            };
+            let stop = done(&line);
+            lines.push(line);
+            if stop {
+                return lines;
+            }
+        }
+    }
+
+    /// Sends `isready` and returns what came before `readyok`.
+    fn sync(&mut self) -> Vec<String> {
+        self.send("isready");
+        let mut lines = self.until(|l| l == "readyok");
+        lines.pop();
+        lines
+    }
+
+    /// Asserts that nothing is printed for `duration`.
+    fn quiet_for(&self, duration: Duration) {
+        match self.lines.recv_timeout(duration) {
+            Err(RecvTimeoutError::Timeout) => {}
+            Ok(line) => panic!("unexpected output {line:?}"),
+            Err(RecvTimeoutError::Disconnected) => panic!("damka closed its stdout"),
+        }
+    }
+
+    /// Waits for the `bestmove` line: (info lines before it, best, ponder).
+    fn bestmove(&self) -> (Vec<String>, String, Option<String>) {
+        let mut lines = self.until(|l| l.starts_with("bestmove"));
+        let last = lines.pop().expect("a bestmove line");
+        let words: Vec<&str> = last.split(' ').collect();
+        match words.as_slice() {
+            ["bestmove", best] => (lines, best.to_string(), None),
+            ["bestmove", best, "ponder", ponder] => {
+                (lines, best.to_string(), Some(ponder.to_string()))
+            }
+            _ => panic!("malformed {last:?}"),
+        }
+    }
+
+    /// Sends `d` and reads its answer.
+    fn display(&mut self) -> Display {
+        self.send("d");
+        let lines = self.until(|l| l.starts_with("Options: "));
+        let field = |prefix: &str| {
+            lines
+                .iter()
+                .find_map(|l| l.strip_prefix(prefix))
+                .map(str::to_string)
+        };
+        let legal = field("Legal moves: ").expect("a Legal moves line");
+        let legal = if legal == "(none)" {
+            Vec::new()
+        } else {
+            legal.split(' ').map(str::to_string).collect()
+        };
+        Display {
+            diagram: lines
+                .iter()
+                .take_while(|l| !l.starts_with("Variant: "))
+                .cloned()
+                .collect(),
+            variant: field("Variant: ").expect("a Variant line"),
+            fen: field("Fen: ").expect("a Fen line"),
+            legal,
+            outcome: field("Outcome: "),
+            options: field("Options: ").expect("an Options line"),
+        }
+    }
+
+    fn fen(&mut self) -> String {
+        self.display().fen
+    }
+
+    /// Sends a bad command: exactly one `info string error:` line and nothing else.
+    fn refused(&mut self, command: &str) -> String {
+        self.send(command);
+        self.refusal(command)
+    }
+
+    fn refusal(&mut self, command: &str) -> String {
+        let lines = self.sync();
+        assert_eq!(lines.len(), 1, "{command:?} gave {lines:#?}");
+        assert!(
+            lines[0].starts_with("info string error: "),
+            "{command:?} gave {lines:#?}"
+        );
+        lines[0].clone()
+    }
+
+    /// Sends a good command: no output at all.
+    fn accepted(&mut self, command: &str) {
+        self.send(command);
+        let lines = self.sync();
+        assert!(lines.is_empty(), "{command:?} gave {lines:#?}");
+    }
+
+    /// Runs `go ...` and checks the bestmove is one of the position's legal moves, and that
+    /// `position <position> moves <best>` is accepted. Returns (infos, best, elapsed).
+    fn go_legal(&mut self, position: &str, go: &str) -> (Vec<String>, String, Duration) {
+        self.accepted(position);
+        let legal = self.display().legal;
+        let started = Instant::now();
+        self.send(go);
+        let (infos, best, _) = self.bestmove();
+        let elapsed = started.elapsed();
+        assert!(legal.contains(&best), "{go}: {best} not in {legal:?}");
+        let with = if position.contains(" moves ") {
+            format!("{position} {best}")
+        } else {
+            format!("{position} moves {best}")
+        };
+        self.accepted(&with);
+        self.accepted(position);
+        (infos, best, elapsed)
+    }
+}
+
+impl Drop for Damka {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The value after `key` in an `info` line.
+fn info_field(line: &str, key: &str) -> Option<String> {
+    let words: Vec<&str> = line.split(' ').collect();
+    words
+        .iter()
+        .position(|w| *w == key)
+        .and_then(|i| words.get(i + 1))
+        .map(|w| w.to_string())
+}
+
+/// Checks the layout of an `info` line with a score.
+fn check_info(line: &str) {
+    let words: Vec<&str> = line.split(' ').collect();
+    let keys = [
+        "info", "depth", "seldepth", "multipv", "score", "nodes", "nps", "hashfull", "time",
+    ];
+    let mut at = 0;
+    for key in keys {
+        assert_eq!(words.get(at), Some(&key), "{line}");
+        at += match key {
+            "info" => 1,
+            "score" => 3,
+            _ => 2,
+        };
+    }
+    assert!(matches!(words[8], "cp" | "mate"), "{line}");
+    for i in [2, 4, 6, 11, 13, 15, 17] {
+        assert!(words[i].parse::<u64>().is_ok(), "{line}");
+    }
+    assert!(words[9].parse::<i64>().is_ok(), "{line}");
+    if words.len() > 18 {
+        assert_eq!(words[18], "pv", "{line}");
+        assert!(words.len() > 19, "{line}");
+    }
+}
+
+#[test]
+fn handshake_lists_every_option_then_uciok() {
+    let mut damka = Damka::start();
+    damka.send("uci");
+    let lines = damka.until(|l| l == "uciok");
+    assert_eq!(
+        lines[0],
+        format!("id name damka {}", env!("CARGO_PKG_VERSION"))
+    );
+    assert!(lines[1].starts_with("id author "), "{lines:#?}");
+    let options = &lines[2..lines.len() - 1];
+    let expected = [
+        "option name Hash type spin default 64 min 1 max 4096",
+        "option name Threads type spin default 1 min 1 max 256",
+        "option name MultiPV type spin default 1 min 1 max 64",
+        "option name Ponder type check default false",
+        "option name Move Overhead type spin default 30 min 0 max 5000",
+        "option name Variant type combo default english var english var international \
+         var brazilian var russian var pool var italian var spanish var czech var towers",
+        "option name Clear Hash type button",
+    ];
+    assert_eq!(options, expected);
+    assert!(damka.sync().is_empty());
+    // Twice, and in any case.
+    damka.send("UCI");
+    assert_eq!(damka.until(|l| l == "uciok"), lines);
+}
+
+#[test]
+fn setoption_of_each_option() {
+    let mut damka = Damka::start();
+    let defaults = "Hash 64; Threads 1; MultiPV 1; Ponder false; Move Overhead 30; Variant english";
+    assert_eq!(damka.display().options, defaults);
+    let valid = [
+        ("setoption name Hash value 16", "Hash 16;"),
+        ("setoption name Threads value 2", "Threads 2;"),
+        ("setoption name MultiPV value 3", "MultiPV 3;"),
+        ("setoption name Ponder value true", "Ponder true;"),
+        ("setoption name Move Overhead value 50", "Move Overhead 50;"),
+        ("setoption name move overhead value 40", "Move Overhead 40;"),
+        ("setoption name Variant value russian", "Variant russian"),
+        ("setoption name Clear Hash", "Variant russian"),
+    ];
+    for (command, shown) in valid {
+        damka.accepted(command);
+        let options = damka.display().options;
+        assert!(options.contains(shown), "{command}: {options}");
+    }
+    let set = "Hash 16; Threads 2; MultiPV 3; Ponder true; Move Overhead 40; Variant russian";
+    assert_eq!(damka.display().options, set);
+    let invalid = [
+        "setoption name Hash value 0",
+        "setoption name Hash value 16385",
+        "setoption name Hash value lots",
+        "setoption name Hash",
+        "setoption name Threads value 0",
+        "setoption name Threads value 257",
+        "setoption name MultiPV value 0",
+        "setoption name MultiPV value 65",
+        "setoption name Ponder value maybe",
+        "setoption name Move Overhead value -1",
+        "setoption name Move Overhead value 5001",
+        "setoption name Variant value chess",
+        "setoption name Nope value 1",
+        "setoption name",
+        "setoption Hash 32",
+    ];
+    for command in invalid {
+        damka.refused(command);
+        assert_eq!(damka.display().options, set, "after {command}");
+    }
+    // MultiPV 3 reports three lines per depth.
+    damka.accepted("setoption name Variant value english");
+    let (infos, _, _) = damka.go_legal("position startpos", "go depth 3");
+    for k in ["1", "2", "3"] {
+        assert!(
+            infos
+                .iter()
+                .any(|l| info_field(l, "depth").as_deref() == Some("3")
+                    && info_field(l, "multipv").as_deref() == Some(k)),
+            "{infos:#?}"
+        );
+    }
+}
+
+#[test]
+fn variant_option_resets_to_the_start_position() {
+    let mut damka = Damka::start();
+    damka.accepted("position startpos moves 11-15 23-19");
+    damka.accepted("setoption name Variant value russian");
+    let shown = damka.display();
+    assert_eq!(shown.variant, "russian");
+    assert_eq!(
+        shown.fen,
+        "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+    );
+    assert!(
+        shown.legal.contains(&"c3-d4".to_string()),
+        "{:?}",
+        shown.legal
+    );
+    // Algebraic moves, captures with ':'.
+    damka.accepted("position startpos moves c3-d4 f6-e5");
+    assert_eq!(damka.display().legal, ["d4:f6"]);
+    damka.accepted("position startpos moves c3-d4 f6-e5 d4:f6");
+}
+
+#[test]
+fn position_startpos_with_moves_english() {
+    let mut damka = Damka::start();
+    let start = damka.display();
+    assert_eq!(start.variant, "english");
+    assert_eq!(
+        start.fen,
+        "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+    );
+    damka.accepted("position startpos moves 11-15 23-19");
+    assert_eq!(damka.fen(), AFTER_11_15_23_19);
+    // Moves in capture-list form and with landing squares are read too.
+    damka.accepted("position startpos moves 11-15 22-18 15x22");
+    assert!(damka.fen().starts_with("W:"));
+    damka.accepted("position startpos");
+    assert_eq!(damka.fen(), start.fen);
+    damka.accepted("position startpos moves");
+    assert_eq!(damka.fen(), start.fen);
+    damka.accepted(&format!("position fen {AFTER_11_15_23_19} moves 15-18"));
+    let fen = damka.fen();
+    damka.accepted("position startpos moves 11-15 23-19 15-18");
+    assert_eq!(damka.fen(), fen);
+}
+
+#[test]
+fn position_fen_with_moves_international() {
+    let mut damka = Damka::start();
+    damka.accepted("setoption name Variant value international");
+    assert_eq!(
+        damka.fen(),
+        "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
+    );
+    damka.accepted("position fen W:W31-50:B1-20 moves 32-28 19-23");
+    let shown = damka.display();
+    assert_eq!(
+        shown.fen,
+        "W:W28,31,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:\
+         B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,20,23"
+    );
+    assert_eq!(shown.legal, ["28x19"]);
+    assert_eq!(shown.diagram.len(), 11, "{:#?}", shown.diagram);
+    damka.accepted("position startpos moves 32-28 19-23");
+    assert_eq!(damka.fen(), shown.fen);
+    // A quoted FEN, and one with kings.
+    damka.accepted("position fen \"B:WK46,28:BK3,19\"");
+    assert_eq!(damka.fen(), "B:W28,K46:BK3,19");
+    // An illegal move after a good FEN changes nothing.
+    damka.refused("position fen W:W31-50:B1-20 moves 50-45");
+    assert_eq!(damka.fen(), "B:W28,K46:BK3,19");
+    let (_, best, _) = damka.go_legal(
+        "position fen W:W31-50:B1-20 moves 32-28 19-23",
+        "go depth 4",
+    );
+    assert_eq!(best, "28x19");
+}
+
+#[test]
+fn go_depth() {
+    let mut damka = Damka::start();
+    let (infos, _, _) = damka.go_legal("position startpos moves 11-15 23-19", "go depth 4");
+    let depths: Vec<u32> = infos
+        .iter()
+        .map(|l| {
+            check_info(l);
+            info_field(l, "depth").unwrap().parse().unwrap()
+        })
+        .collect();
+    assert_eq!(depths.iter().max(), Some(&4), "{infos:#?}");
+    assert!(
+        infos
+            .iter()
+            .all(|l| info_field(l, "multipv").as_deref() == Some("1"))
+    );
+    assert!(damka.sync().is_empty(), "exactly one bestmove");
+}
+
+#[test]
+fn go_nodes() {
+    let mut damka = Damka::start();
+    let (infos, _, elapsed) = damka.go_legal("position startpos", "go nodes 2000");
+    assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
+    for line in &infos {
+        let nodes: u64 = info_field(line, "nodes").unwrap().parse().unwrap();
+        assert!(nodes <= 2000 + 2048, "{line}");
+    }
+    assert!(damka.sync().is_empty(), "exactly one bestmove");
+}
+
+#[test]
+fn go_movetime_is_respected() {
+    let mut damka = Damka::start();
+    for movetime in [100u64, 400] {
+        let (_, _, elapsed) =
+            damka.go_legal("position startpos", &format!("go movetime {movetime}"));
+        let ms = elapsed.as_millis() as u64;
+        assert!(ms >= movetime / 2, "movetime {movetime}: {ms} ms");
+        assert!(ms <= movetime + 100, "movetime {movetime}: {ms} ms");
+    }
+    assert!(damka.sync().is_empty(), "exactly one bestmove");
+}
+
+#[test]
+fn go_with_small_clocks_never_overruns() {
+    let mut damka = Damka::start();
+    // English: Black moves first, so btime is the clock that counts.
+    for (clock, inc) in [(1000i64, 10i64), (200, 0), (60, 0), (40, 20)] {
+        let (_, _, elapsed) = damka.go_legal(
+            "position startpos",
+            &format!("go wtime {clock} btime {clock} winc {inc} binc {inc}"),
+        );
+        assert!(
+            (elapsed.as_millis() as i64) < clock,
+            "clock {clock}: took {elapsed:?}"
+        );
+    }
+    // White to move: wtime counts.
+    let (_, _, elapsed) =
+        damka.go_legal("position startpos moves 11-15", "go wtime 100 btime 100000");
+    assert!(elapsed < Duration::from_millis(100), "{elapsed:?}");
+    // An overstepped clock still gives a legal move, at once.
+    let (_, _, elapsed) = damka.go_legal("position startpos", "go wtime -50 btime -50");
+    assert!(elapsed < Duration::from_millis(100), "{elapsed:?}");
+}
+
+#[test]
+fn go_movestogo() {
+    let mut damka = Damka::start();
+    // One move to the control: nearly all of the clock, but never all of it.
+    let (_, _, elapsed) = damka.go_legal("position startpos", "go wtime 400 btime 400 movestogo 1");
+    let ms = elapsed.as_millis();
+    assert!((150..400).contains(&ms), "movestogo 1: {ms} ms");
+    // Forty moves to go: a fortieth or so.
+    let (_, _, elapsed) =
+        damka.go_legal("position startpos", "go wtime 4000 btime 4000 movestogo 40");
+    assert!(
+        elapsed < Duration::from_millis(1000),
+        "movestogo 40: {elapsed:?}"
+    );
+}
+
+#[test]
+fn go_infinite_waits_for_stop_and_isready_is_answered_meanwhile() {
+    let mut damka = Damka::start();
+    damka.accepted("position startpos moves 11-15");
+    let legal = damka.display().legal;
+    damka.send("go infinite");
+    damka.quiet_for_infos(Duration::from_millis(300));
+    let asked = Instant::now();
+    damka.send("isready");
+    let lines = damka.until(|l| l == "readyok");
+    assert!(
+        asked.elapsed() < Duration::from_millis(100),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert!(
+        lines[..lines.len() - 1]
+            .iter()
+            .all(|l| l.starts_with("info depth")),
+        "{lines:#?}"
+    );
+    let stopped = Instant::now();
+    damka.send("stop");
+    let (_, best, _) = damka.bestmove();
+    let after = stopped.elapsed();
+    assert!(
+        after < Duration::from_millis(100),
+        "bestmove {after:?} after stop"
+    );
+    assert!(legal.contains(&best), "{best} not in {legal:?}");
+    assert!(damka.sync().is_empty(), "exactly one bestmove");
+    // `stop` with no search does nothing.
+    damka.accepted("stop");
+}
+
+#[test]
+fn isready_during_a_timed_search() {
+    let mut damka = Damka::start();
+    damka.send("go movetime 1000");
+    std::thread::sleep(Duration::from_millis(50));
+    let asked = Instant::now();
+    damka.send("isready");
+    let lines = damka.until(|l| l == "readyok");
+    assert!(
+        asked.elapsed() < Duration::from_millis(100),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert!(
+        !lines.iter().any(|l| l.starts_with("bestmove")),
+        "{lines:#?}"
+    );
+    damka.send("stop");
+    damka.bestmove();
+}
+
+impl Damka {
+    /// Asserts that nothing but `info` lines is printed for `duration`.
+    fn quiet_for_infos(&self, duration: Duration) {
+        let deadline = Instant::now() + duration;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Err(RecvTimeoutError::Timeout) => return,
+                Ok(line) if line.starts_with("info depth") => check_info(&line),
+                Ok(line) => panic!("unexpected output {line:?}"),
+                Err(RecvTimeoutError::Disconnected) => panic!("damka closed its stdout"),
+            }
+        }
+    }
+}
+
+#[test]
+fn ponder_then_ponderhit() {
+    let mut damka = Damka::start();
+    damka.accepted("setoption name Ponder value true");
+    damka.accepted("position startpos moves 11-15 23-19");
+    let legal = damka.display().legal;
+    damka.send("go ponder wtime 300 btime 300");
+    // Pondering is untimed: no bestmove although the clock would have run out.
+    damka.quiet_for_infos(Duration::from_millis(500));
+    let hit = Instant::now();
+    damka.send("ponderhit");
+    let (_, best, _) = damka.bestmove();
+    let after = hit.elapsed();
+    assert!(
+        after < Duration::from_millis(300),
+        "bestmove {after:?} after ponderhit"
+    );
+    assert!(legal.contains(&best), "{best} not in {legal:?}");
+    assert!(damka.sync().is_empty(), "exactly one bestmove");
+    // ponderhit with no ponder search is ignored.
+    damka.accepted("ponderhit");
+}
+
+#[test]
+fn ponder_then_stop() {
+    let mut damka = Damka::start();
+    damka.accepted("position startpos moves 11-15 23-19");
+    let legal = damka.display().legal;
+    damka.send("go ponder wtime 100000 btime 100000");
+    damka.quiet_for_infos(Duration::from_millis(200));
+    let stopped = Instant::now();
+    damka.send("stop");
+    let (_, best, ponder) = damka.bestmove();
+    assert!(stopped.elapsed() < Duration::from_millis(100));
+    assert!(legal.contains(&best), "{best} not in {legal:?}");
+    if let Some(ponder) = ponder {
+        damka.accepted(&format!(
+            "position startpos moves 11-15 23-19 {best} {ponder}"
+        ));
+    }
+    assert!(damka.sync().is_empty(), "exactly one bestmove");
+}
+
+#[test]
+fn searchmoves_restricts_the_root() {
+    let mut damka = Damka::start();
+    let (_, best, _) = damka.go_legal("position startpos", "go depth 5 searchmoves 12-16");
+    assert_eq!(best, "12-16");
+    let (_, best, _) = damka.go_legal("position startpos", "go searchmoves 9-13 10-14 depth 4");
+    assert!(best == "9-13" || best == "10-14", "{best}");
+    let (infos, best, _) = damka.go_legal("position startpos", "go movetime 200 searchmoves 9-14");
+    assert_eq!(best, "9-14");
+    assert!(
+        infos
+            .iter()
+            .all(|l| info_field(l, "pv").as_deref() == Some("9-14")),
+        "{infos:#?}"
+    );
+    // Illegal or malformed searchmoves: one error, no search.
+    damka.refused("go depth 3 searchmoves 11-15 13-17");
+    damka.refused("go depth 3 searchmoves banana");
+    damka.quiet_for(Duration::from_millis(50));
+}
+
+#[test]
+fn d_eval_and_perft() {
+    let mut damka = Damka::start();
+    let shown = damka.display();
+    assert_eq!(shown.diagram.len(), 9, "{:#?}", shown.diagram);
+    assert!(shown.diagram[0].contains('b'), "{:#?}", shown.diagram);
+    assert!(
+        shown.diagram[8].contains("Black to move"),
+        "{:#?}",
+        shown.diagram
+    );
+    assert_eq!(shown.legal.len(), 7);
+    assert_eq!(shown.outcome, None);
+    damka.send("eval");
+    let eval = damka.line_within(TIMEOUT);
+    let words: Vec<&str> = eval.split(' ').collect();
+    assert_eq!(words[0], "Eval:", "{eval}");
+    assert!(words[1].parse::<i32>().is_ok(), "{eval}");
+    assert_eq!(words[2], "cp", "{eval}");
+    for (depth, expected) in [(1u32, 7u64), (2, 49), (3, 302)] {
+        damka.send(&format!("perft {depth}"));
+        let lines = damka.until(|l| l.starts_with("Nodes searched: "));
+        let (total, divide) = lines.split_last().unwrap();
+        assert_eq!(total, &format!("Nodes searched: {expected}"));
+        assert_eq!(divide.len(), 7, "{lines:#?}");
+        let sum: u64 = divide
+            .iter()
+            .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(sum, expected);
+    }
+    damka.send("perft 0");
+    assert_eq!(damka.line_within(TIMEOUT), "Nodes searched: 1");
+    assert!(damka.sync().is_empty());
+}
+
+#[test]
+fn bad_input_gets_one_error_line_and_keeps_the_position() {
+    let mut damka = Damka::start();
+    damka.accepted("position startpos moves 11-15 23-19");
+    let before = damka.fen();
+    assert_eq!(before, AFTER_11_15_23_19);
+    let bad = [
+        "garbage",
+        "info depth 300",
+        "bestmove 11-15",
+        "position",
+        "position fen",
+        "position fen garbage",
+        "position fen W:W31-50:B1-20",
+        "position fen B:W21-32:B1-12 moves 11-15 11-15",
+        "position startpos moves 11-15 99-100",
+        "position startpos moves 11-15 23-19 9-13 13-17",
+        "position startpos moves 11-15 hello",
+        "position startpos 11-15",
+        "position elsewhere",
+        "go depth -1",
+        "go depth 0",
+        "go depth 99999999999999999999",
+        "go depth",
+        "go depth 3 depth 4",
+        "go nodes -5",
+        "go movetime soon",
+        "go movestogo 0",
+        "go wtime",
+        "go mate 3",
+        "go fast",
+        "go depth 5 garbage",
+        "go searchmoves",
+        "setoption name Nope value 1",
+        "setoption name Hash value -1",
+        "setoption",
+        "isready now",
+        "stop please",
+        "debug",
+        "d now",
+        "perft",
+        "perft -1",
+        "perft 99999999999",
+        "ucinewgame 1",
+    ];
+    for command in bad {
+        damka.refused(command);
+        assert_eq!(damka.fen(), before, "after {command:?}");
+    }
+    // A line that is not UTF-8.
+    damka.send_bytes(b"position startpos moves \xff\xfe\n");
+    damka.refusal("non-UTF-8 line");
+    assert_eq!(damka.fen(), before);
+    // Blank lines are ignored.
+    damka.accepted("");
+    damka.accepted("   \t ");
+    // The options are kept too.
+    assert_eq!(
+        damka.display().options,
+        "Hash 64; Threads 1; MultiPV 1; Ponder false; Move Overhead 30; Variant english"
+    );
+    // And the engine still works.
+    damka.go_legal("position startpos moves 11-15 23-19", "go depth 3");
+}
+
+#[test]
+fn bad_input_during_a_search_leaves_it_alone() {
+    let mut damka = Damka::start();
+    damka.accepted("position startpos moves 11-15");
+    damka.send("go infinite");
+    for command in [
+        "position fen garbage",
+        "setoption name Hash value 0",
+        "go depth -1",
+        "go searchmoves 1-2",
+    ] {
+        damka.send(command);
+        let lines = damka.until(|l| !l.starts_with("info depth"));
+        assert!(
+            lines.last().unwrap().starts_with("info string error: "),
+            "{command}: {lines:#?}"
+        );
+    }
+    damka.quiet_for_infos(Duration::from_millis(100));
+    damka.send("stop");
+    damka.bestmove();
+    assert_eq!(
+        damka.fen(),
+        "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15"
+    );
+}
+
+#[test]
+fn state_changing_commands_wait_for_a_bounded_search() {
+    let mut damka = Damka::start();
+    // Sent in one go: each command takes effect in order, every go gets its bestmove.
+    damka.send("position startpos\ngo depth 4\nposition startpos moves 11-15\ngo depth 4\nsetoption name Variant value russian\ngo depth 3");
+    let (_, first, _) = damka.bestmove();
+    let (_, second, _) = damka.bestmove();
+    let (_, third, _) = damka.bestmove();
+    assert!(first.contains('-') && !first.contains(':'));
+    assert!(
+        [
+            "21-17", "22-17", "22-18", "23-18", "23-19", "24-19", "24-20"
+        ]
+        .contains(&second.as_str()),
+        "{second}"
+    );
+    assert!(
+        third.chars().next().unwrap().is_ascii_lowercase(),
+        "{third}"
+    );
+    // An infinite search is stopped by them instead (its bestmove comes first).
+    damka.send("go infinite");
+    damka.send("position startpos moves c3-d4");
+    damka.bestmove();
+    assert!(damka.sync().is_empty());
+    assert!(damka.fen().starts_with("B:"));
+}
+
+#[test]
+fn a_finished_game_answers_bestmove_none() {
+    let mut damka = Damka::start();
+    for fen in ["B:W32:B28", "B:WK1:B"] {
+        damka.accepted(&format!("position fen {fen}"));
+        let shown = damka.display();
+        assert!(shown.legal.is_empty());
+        assert_eq!(
+            shown.outcome.as_deref(),
+            Some("white wins (black has no legal move)")
+        );
+        for go in ["go depth 3", "go movetime 50", "go wtime 1000 btime 1000"] {
+            damka.send(go);
+            let lines = damka.until(|l| l.starts_with("bestmove"));
+            assert_eq!(
+                lines,
+                [
+                    "info string game over: white wins (black has no legal move)",
+                    "bestmove (none)"
+                ]
+            );
+        }
+        // `go infinite` still waits for `stop`.
+        damka.send("go infinite");
+        damka.until(|l| l.starts_with("info string game over"));
+        damka.quiet_for(Duration::from_millis(100));
+        damka.send("stop");
+        assert_eq!(damka.line_within(TIMEOUT), "bestmove (none)");
+    }
+}
+
+#[test]
+fn every_variant_plays_legal_moves() {
+    let mut damka = Damka::start();
+    for variant in [
+        "english",
+        "international",
+        "brazilian",
+        "russian",
+        "pool",
+        "italian",
+        "spanish",
+        "czech",
+        "towers",
+    ] {
+        damka.accepted(&format!("setoption name Variant value {variant}"));
+        assert_eq!(damka.display().variant, variant);
+        let mut moves: Vec<String> = Vec::new();
+        // A few moves of self-play, each bestmove checked and played.
+        for _ in 0..6 {
+            let position = if moves.is_empty() {
+                "position startpos".to_string()
+            } else {
+                format!("position startpos moves {}", moves.join(" "))
+            };
+            damka.accepted(&position);
+            if damka.display().legal.is_empty() {
+                break;
+            }
+            let (_, best, _) = damka.go_legal(&position, "go depth 3");
+            moves.push(best);
+        }
+        damka.accepted("ucinewgame");
+        assert_eq!(damka.display().variant, variant);
+    }
+}
+
+#[test]
+fn end_of_input_stops_the_search_and_prints_its_bestmove() {
+    let mut damka = Damka::start();
+    damka.send("go infinite");
+    damka.quiet_for_infos(Duration::from_millis(100));
+    damka.close();
+    damka.bestmove();
+    let status = damka.child.wait().expect("damka exits");
+    assert!(status.success());
+}
+
+#[test]
+fn quit_stops_the_search_and_prints_its_bestmove() {
+    let mut damka = Damka::start();
+    damka.send("go ponder");
+    damka.quiet_for_infos(Duration::from_millis(100));
+    damka.send("quit");
+    damka.bestmove();
+    let status = damka.child.wait().expect("damka exits");
+    assert!(status.success());
+}
+
+#[test]
+fn stress_rapid_position_go_stop_cycles() {
+    let mut damka = Damka::start();
+    let positions = ["position startpos", "position startpos moves 11-15 23-19"];
+    let mut legal: Vec<HashSet<String>> = Vec::new();
+    for position in positions {
+        damka.accepted(position);
+        legal.push(damka.display().legal.into_iter().collect());
+    }
+    let gos = [
+        "go infinite",
+        "go depth 2",
+        "go nodes 300",
+        "go movetime 2",
+        "go ponder",
+        "go wtime 50 btime 50",
+        "go depth 3 searchmoves 9-13 10-14",
+    ];
+    const CYCLES: usize = 1000;
+    let started = Instant::now();
+    // First a few hundred cycles waiting for each bestmove, as a GUI would ...
+    for cycle in 0..300 {
+        let which = cycle % 2;
+        damka.send(&format!(
+            "{}\n{}\nstop",
+            positions[which],
+            gos[cycle % gos.len()].replace(" searchmoves 9-13 10-14", "")
+        ));
+        let (_, best, _) = damka.bestmove();
+        assert!(legal[which].contains(&best), "cycle {cycle}: {best}");
+    }
+    assert!(damka.sync().is_empty(), "exactly one bestmove per go");
+    // ... then a thousand sent all at once, followed by the end of the input.
+    let mut script = String::new();
+    let mut expected: Vec<usize> = Vec::with_capacity(CYCLES);
+    for cycle in 0..CYCLES {
+        let which = cycle % 2;
+        let go = gos[cycle % gos.len()];
+        // searchmoves only fits the start position
+        let which = if go.contains("searchmoves") { 0 } else { which };
+        script.push_str(positions[which]);
+        script.push('\n');
+        script.push_str(go);
+        script.push_str("\nstop\n");
+        expected.push(which);
+    }
+    damka.send_bytes(script.as_bytes());
+    damka.close();
+    let deadline = started + Duration::from_secs(30);
+    let mut bestmoves = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match damka.lines.recv_timeout(left) {
+            Ok(line) => {
+                if let Some(rest) = line.strip_prefix("bestmove ") {
+                    bestmoves.push(rest.split(' ').next().unwrap().to_string());
+                } else {
+                    assert!(line.starts_with("info depth"), "unexpected {line:?}");
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => panic!(
+                "deadlock or too slow: {} bestmoves after {:?}",
+                bestmoves.len(),
+                started.elapsed()
+            ),
+        }
+    }
+    assert_eq!(bestmoves.len(), CYCLES, "exactly one bestmove per go");
+    for (cycle, (best, which)) in bestmoves.iter().zip(&expected).enumerate() {
+        assert!(legal[*which].contains(best), "cycle {cycle}: {best}");
+    }
+    let status = damka.child.wait().expect("damka exits");
+    assert!(status.success());
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+}
