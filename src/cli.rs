@@ -49,6 +49,12 @@ enum Command {
     /// Speak the Hub protocol (Scan's version 2) on stdin and stdout, for lidraughts bots
     /// (pydraughts) and py-draughts; see docs/hub.md.
     Hub,
+    /// Run the COMP10002 "towers" assignment program: actions such as `G6-F5` (then
+    /// optionally `A` or `P`) on stdin, the boards on stdout byte for byte as the assignment's
+    /// tests expect; exit code 1 after an `ERROR:` line.
+    ///
+    /// Example: damka towers < tests/data/comp10002/test0.txt
+    Towers,
 }
 
 /// Runs the command line; returns the process exit code.
@@ -73,6 +79,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             depth,
         }) => with_variant!(variant, R => run_perft::<R>(fen.as_deref(), divide, depth)),
         Some(Command::Hub) => crate::protocol::hub::run(),
+        Some(Command::Towers) => crate::towers::run(),
         None => crate::protocol::uci::run_stdio(),
     }
 }
