@@ -5,6 +5,9 @@
 //! legal moves as `from-to` or `fromxto:captured,...`. A missing Python or a failed install
 //! fails these tests with the script's message: they are never skipped.
 
+mod common;
+
+use common::{repo_root, venv_python};
 use damka::notation::fen::parse_fen;
 use damka::notation::number_of_bit;
 use damka::{Bits, Rules};
@@ -13,34 +16,6 @@ use std::process::Command;
 
 /// Positions compared per variant and library (the issue asks for at least 2,000).
 const POSITIONS: usize = 2500;
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The python of a virtual environment holding `requirement`, made on first use.
-fn venv_python(name: &str, requirement: &str) -> PathBuf {
-    let script = repo_root().join("scripts/pyenv.sh");
-    let output = Command::new("bash")
-        .arg(&script)
-        .arg(name)
-        .arg(requirement)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-    assert!(
-        output.status.success(),
-        "{} {name} {requirement} failed:\n{}",
-        script.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let path = stdout
-        .lines()
-        .last()
-        .expect("pyenv.sh prints the python path")
-        .trim();
-    PathBuf::from(path)
-}
 
 /// One oracle line: a FEN and its sorted legal moves.
 struct OracleLine {

@@ -13,13 +13,16 @@
 //! The tests take turns (a lock): they measure time, and two searches on a small machine
 //! would disturb each other's clocks.
 
+mod common;
+
+use common::{repo_root, venv_python};
 use damka::notation::fen::parse_fen;
 use damka::notation::number_of_bit;
 use damka::rules::{English, International, Russian};
 use damka::{Bits, Position, Rules};
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Mutex, MutexGuard};
@@ -31,10 +34,6 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// Runs the tests of this file one at a time.
 fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 const DAMKA: &str = env!("CARGO_BIN_EXE_damka");
@@ -762,31 +761,6 @@ fn run_python(python: &Path, script: &str, args: &[&str], limit: Duration) -> St
         Some(status) => panic!("{script} {args:?} failed ({status}):\n{err}\n{out}"),
         None => panic!("{script} {args:?} took more than {limit:?}:\n{err}\n{out}"),
     }
-}
-
-/// The python of a venv holding `requirement`, made by `scripts/pyenv.sh` on first use.
-fn venv_python(name: &str, requirement: &str) -> PathBuf {
-    let script = repo_root().join("scripts/pyenv.sh");
-    let output = Command::new("bash")
-        .arg(&script)
-        .arg(name)
-        .arg(requirement)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-    assert!(
-        output.status.success(),
-        "{} {name} {requirement} failed:\n{}",
-        script.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    PathBuf::from(
-        stdout
-            .lines()
-            .last()
-            .expect("pyenv.sh prints a path")
-            .trim(),
-    )
 }
 
 /// The `summary {json}` line of a client script.

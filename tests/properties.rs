@@ -6,6 +6,9 @@
 //! the bottom stamps out one module of tests per variant (`english::move_text_round_trips`).
 //! The Hub capture text has its own test so that a failure there does not hide the others.
 
+mod common;
+
+use common::SplitMix;
 use damka::game::{Game, Outcome};
 use damka::movegen::{RoutePath, RouteSink};
 use damka::notation::fen::{parse_fen, write_fen};
@@ -29,24 +32,6 @@ fn config() -> Config {
         // Failing seeds are printed in the report; do not write regression files into tests/.
         failure_persistence: None,
         ..Config::default()
-    }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed generator, so a case is fully
-/// described by its seed.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
     }
 }
 

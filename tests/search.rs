@@ -1,5 +1,8 @@
 //! Search and engine facade: legal best moves everywhere, prompt stop, deterministic node counts.
 
+mod common;
+
+use common::SplitMix;
 use damka::engine::{Engine, Event, Go};
 use damka::rules::Variant;
 use damka::search::tt::TranspositionTable;
@@ -8,22 +11,9 @@ use damka::{Position, Rules, with_variant};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A small deterministic generator (SplitMix64) for random playouts.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
 /// Positions reached by random playouts from the start.
 fn random_positions<R: Rules>(seed: u64, count: usize) -> Vec<Position<R>> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix(seed);
     let mut positions = Vec::with_capacity(count);
     while positions.len() < count {
         let mut position = Position::<R>::start();

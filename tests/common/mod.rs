@@ -5,3 +5,56 @@
 #![allow(dead_code)]
 
 pub mod retro;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed generator, so a test case is fully
+/// described by its seed.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n` (which must not be 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The repository's root folder.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The python of a virtual environment holding `requirement`, made on first use by
+/// `scripts/pyenv.sh` (which fails, with its reason, when Python 3, venv or pip is missing).
+pub fn venv_python(name: &str, requirement: &str) -> PathBuf {
+    let script = repo_root().join("scripts/pyenv.sh");
+    let output = Command::new("bash")
+        .arg(&script)
+        .arg(name)
+        .arg(requirement)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    assert!(
+        output.status.success(),
+        "{} {name} {requirement} failed:\n{}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let path = stdout
+        .lines()
+        .last()
+        .expect("pyenv.sh prints the python path")
+        .trim();
+    PathBuf::from(path)
+}
