@@ -8,8 +8,15 @@ use damka::rules::Variant;
 use damka::search::tt::TranspositionTable;
 use damka::search::{GameContext, Limits, Searcher, Shared};
 use damka::{Position, Rules, with_variant};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+/// The tests of this file run one at a time: the timing checks must not share the two cores
+/// with the searches of the other tests.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// Positions reached by random playouts from the start.
 fn random_positions<R: Rules>(seed: u64, count: usize) -> Vec<Position<R>> {
@@ -59,6 +66,7 @@ fn best_moves_are_legal<R: Rules>() {
 
 #[test]
 fn best_moves_are_legal_in_every_variant() {
+    let _serial = one_at_a_time();
     for variant in Variant::ALL {
         with_variant!(variant, R => best_moves_are_legal::<R>());
     }
@@ -74,6 +82,7 @@ fn node_counts_repeat<R: Rules>() {
 
 #[test]
 fn fixed_depth_single_thread_is_deterministic() {
+    let _serial = one_at_a_time();
     for variant in Variant::ALL {
         with_variant!(variant, R => node_counts_repeat::<R>());
     }
@@ -93,6 +102,7 @@ fn wait_best_move(events: &crossbeam_channel::Receiver<Event>, limit: Duration) 
 
 #[test]
 fn stop_during_infinite_is_prompt_and_legal() {
+    let _serial = one_at_a_time();
     let (mut engine, events) = Engine::new();
     engine.set_variant(Variant::International).unwrap();
     engine
@@ -118,6 +128,7 @@ fn stop_during_infinite_is_prompt_and_legal() {
 
 #[test]
 fn movetime_is_respected() {
+    let _serial = one_at_a_time();
     let (mut engine, events) = Engine::new();
     let started = Instant::now();
     engine
@@ -137,6 +148,7 @@ fn movetime_is_respected() {
 
 #[test]
 fn a_finished_game_has_no_best_move() {
+    let _serial = one_at_a_time();
     let (mut engine, events) = Engine::new();
     // White to move with no pieces left: the game is over.
     engine.set_position(Some("W:W:B1,2"), &[]).unwrap();
