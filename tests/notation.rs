@@ -827,3 +827,15 @@ fn a_man_move_resets_the_no_progress_count_and_undo_restores_it() {
     game.undo();
     assert_eq!(game.reversible_plies(), 1);
 }
+
+/// A capture whose whole route is one jump is named by its two ends, even when a longer
+/// capture shares them (found by the property tests in Czech).
+#[test]
+fn a_one_jump_capture_is_not_ambiguous_with_a_longer_one_between_the_same_squares() {
+    let position = parse_fen::<Czech>("B:W17,18,19,27,29,32:B1,5,6,7,11,12,K31").unwrap();
+    let short = parse_move(&position, "31x13").expect("the one-jump capture");
+    assert_eq!(short.capture_count(), 1);
+    let long = parse_move(&position, "31x24x15x22x13").expect("the long capture");
+    assert!(long.capture_count() > 1);
+    assert_eq!(write_move(&position, &short), "31x13");
+}

@@ -168,28 +168,29 @@ pub fn parse_move_in<R: Rules>(
     let middle = &squares[1..squares.len() - 1];
     let matching: Vec<Move> = if same_ends.is_empty() {
         Vec::new()
-    } else if middle.is_empty() {
-        same_ends.clone()
     } else {
         let routes: Vec<(Move, Vec<Vec<u8>>)> = same_ends
             .iter()
             .map(|m| (*m, position.routes_of(m)))
             .collect();
         // The complete list of landing squares names its own move, even when a longer route
-        // passes through the same squares.
+        // passes through the same squares (`31x13` is the one-piece capture when
+        // `31x24x15x22x13` also exists).
         let exact: Vec<Move> = routes
             .iter()
             .filter(|(_, rs)| rs.iter().any(|r| r[..r.len() - 1] == *middle))
             .map(|(m, _)| *m)
             .collect();
-        if exact.is_empty() {
+        if !exact.is_empty() {
+            exact
+        } else if middle.is_empty() {
+            same_ends.clone()
+        } else {
             routes
                 .iter()
                 .filter(|(_, rs)| rs.iter().any(|r| is_subsequence(middle, &r[..r.len() - 1])))
                 .map(|(m, _)| *m)
                 .collect()
-        } else {
-            exact
         }
     };
     if matching.is_empty() {
