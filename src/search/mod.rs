@@ -158,6 +158,8 @@ pub struct Searcher<'a, R: Rules> {
     killers: [[Move; 2]; MAX_PLY + 1],
     history: Box<[[u32; 64]; 64]>,
     lists: Vec<MoveList>,
+    /// Per ply: the moves with their ordering scores (kept to reuse their memory).
+    orders: Vec<Vec<(i32, Move)>>,
     pv: Vec<Vec<Move>>,
     rules: std::marker::PhantomData<R>,
 }
@@ -178,6 +180,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             killers: [[Move::default(); 2]; MAX_PLY + 1],
             history: Box::new([[0; 64]; 64]),
             lists: (0..=MAX_PLY).map(|_| MoveList::new()).collect(),
+            orders: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             pv: vec![Vec::new(); MAX_PLY + 1],
             rules: std::marker::PhantomData,
         }
@@ -525,17 +528,20 @@ impl<'a, R: Rules> Searcher<'a, R> {
         }
         // A forced move costs no width: look one ply further (Scan does the same).
         let extension = i32::from(list.len() == 1);
-        let mut order: Vec<(i32, Move)> = list
-            .iter()
-            .map(|&mv| (self.order_score(&mv, tt_move.as_ref(), ply), mv))
-            .collect();
+        let mut order = std::mem::take(&mut self.orders[ply]);
+        order.clear();
+        order.extend(
+            list.iter()
+                .map(|&mv| (self.order_score(&mv, tt_move.as_ref(), ply), mv)),
+        );
         order.sort_unstable_by_key(|entry| std::cmp::Reverse(entry.0));
         self.lists[ply] = list;
 
         let original_alpha = alpha;
         let mut best_score = -INFINITE;
         let mut best_move = None;
-        for (index, &(_, mv)) in order.iter().enumerate() {
+        for index in 0..order.len() {
+            let mv = order[index].1;
             let child = position.play(&mv);
             self.push_path(position, &mv, &child);
             let new_depth = depth - 1 + extension;
@@ -551,6 +557,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             };
             self.pop_path();
             if self.stopped {
+                self.orders[ply] = order;
                 return DRAW;
             }
             if score > best_score {
@@ -568,6 +575,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
                 }
             }
         }
+        self.orders[ply] = order;
         let bound = if best_score >= beta {
             Bound::Lower
         } else if best_score > original_alpha {
