@@ -8,7 +8,8 @@
 //!   Hub numbering of the search they belong to;
 //! - [`Output`] writes every line, flushed, at least [`LINE_GAP`] after the previous one
 //!   (py-draughts reads with `select()` and a buffered `readline()`, and loses a line that
-//!   arrives in the same read as the one before it).
+//!   arrives in the same read as the one before it); the one exception is a search whose
+//!   `done` is overdue because the client already sent its next `go` (docs/hub.md).
 //!
 //! Squares: the Hub position string and moves use pydraughts' numbering, which is not PDN on
 //! some 8x8 boards (see [`Layout`]); everything is converted at the edges and the engine only
@@ -233,7 +234,8 @@ pub fn format_score(score: Score) -> String {
     format!("{sign}{}.{:02}", abs / 100, abs % 100)
 }
 
-/// Lines to the client, flushed one by one, never closer than [`LINE_GAP`].
+/// Lines to the client, flushed one by one, never closer than [`LINE_GAP`] (but for the lines
+/// of a search that a later `go` has already replaced: no client reads those one by one).
 struct Output {
     state: Mutex<OutputState>,
 }
@@ -257,8 +259,17 @@ impl Output {
     }
 
     fn line(&self, text: &str) {
+        self.write(text, true);
+    }
+
+    /// Writes at once, without the gap: for lines no client waits for one by one.
+    fn line_now(&self, text: &str) {
+        self.write(text, false);
+    }
+
+    fn write(&self, text: &str, gap: bool) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(last) = state.last {
+        if gap && let Some(last) = state.last {
             let free = last + LINE_GAP;
             let now = Instant::now();
             if free > now {
@@ -401,14 +412,26 @@ fn write_events(
                 }
             }
             Event::BestMove { best, ponder } => {
+                // A later `go` has already been read: the client sent it without waiting for
+                // this `done` (py-draughts never does), so it does not read these lines one by
+                // one and they need no gap. Without this, a client that fires searches in a
+                // burst waits 5 ms per line: 10,000 `go`/`stop` take over a minute.
+                let superseded = contexts.lock().unwrap_or_else(|e| e.into_inner()).len() > 1;
+                let write = |line: &str| {
+                    if superseded {
+                        output.line_now(line);
+                    } else {
+                        output.line(line);
+                    }
+                };
                 if let Some(line) = pending.take() {
-                    output.line(&line);
+                    write(&line);
                 }
                 let line = match &context {
                     Some(context) => context.done_line(best.as_ref(), ponder.as_ref()),
                     None => "done".to_string(),
                 };
-                output.line(&line);
+                write(&line);
                 contexts
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -705,23 +728,29 @@ impl Hub {
         self.settle();
         self.level = Level::default();
         let pos = command.get("pos");
+        let mut variant = self.variant;
         if let Some(text) = pos {
             // A 10x10 string while an 8x8 variant is set: the client (py-draughts) never
-            // sends `set-param`, and `normal` is the only 10x10 variant.
+            // sends `set-param`, and `normal` is the only 10x10 variant. The switch is made
+            // only when the position reads: a bad `pos` changes nothing.
             let size = with_variant!(self.variant.variant, R => squares_of::<R>());
             if text.trim().len() == 51 && size != 50 {
-                self.variant = HUB_VARIANTS[0];
-                let _ = self.engine.set_variant(self.variant.variant);
+                variant = HUB_VARIANTS[0];
             }
         }
         let moves: Vec<&str> = command
             .get("moves")
             .map(|m| m.split_whitespace().collect())
             .unwrap_or_default();
-        let layout = self.variant.layout;
-        let read =
-            with_variant!(self.variant.variant, R => read_position::<R>(pos, &moves, layout));
+        let layout = variant.layout;
+        let read = with_variant!(variant.variant, R => read_position::<R>(pos, &moves, layout));
         let result = read.and_then(|(fen, texts)| {
+            if variant != self.variant {
+                self.engine
+                    .set_variant(variant.variant)
+                    .map_err(|e| e.to_string())?;
+                self.variant = variant;
+            }
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
             self.engine
                 .set_position(Some(&fen), &texts)
