@@ -27,6 +27,9 @@
 //!
 //! The tests take turns (a lock): the stress tests time themselves.
 
+mod common;
+
+use common::SplitMix as Rng;
 use damka::engine::{OptionKind, Session, option_specs, session_for};
 use damka::notation::fen::parse_fen;
 use damka::notation::{bit_of_number, number_of_bit};
@@ -62,45 +65,6 @@ fn serial() -> MutexGuard<'static, ()> {
 
 // ---------------------------------------------------------------------------------------------
 // Random numbers
-
-/// SplitMix64: a whole run is described by its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number below `n` (not 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// True `percent` times in a hundred.
-    fn percent(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-
-    /// A number in `low..=high`.
-    fn between(&mut self, low: i64, high: i64) -> i64 {
-        low + (self.next() % (high - low + 1) as u64) as i64
-    }
-
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i + 1);
-            items.swap(i, j);
-        }
-    }
-}
 
 /// The seed of a test: `DAMKA_FUZZ_SEED` if set, else a fixed one; mixed with the test's name
 /// so that the tests do not repeat each other.
