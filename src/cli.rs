@@ -3,7 +3,8 @@
 use crate::notation::fen::parse_fen;
 use crate::perft::{divide, perft};
 use crate::position::Position;
-use crate::rules::{Rules, Variant};
+use crate::rules::{Color, Rules, Variant};
+use crate::tools::play::Limit;
 use crate::with_variant;
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -55,6 +56,67 @@ enum Command {
     ///
     /// Example: damka towers < tests/data/comp10002/test0.txt
     Towers,
+    /// Play a game against the engine at the terminal (or through a pipe): type moves in the
+    /// variant's notation or pick them by number; `help` lists the commands (undo, hint,
+    /// save FILE, quit).
+    ///
+    /// Example: damka play --variant english --side black --depth 6
+    Play {
+        /// The rule set: english, international, brazilian, russian, pool, italian, spanish,
+        /// czech, towers.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// Your side (default: the side that moves first).
+        #[arg(long, value_enum)]
+        side: Option<Side>,
+        /// The engine searches this many plies a move.
+        #[arg(long, conflicts_with = "movetime")]
+        depth: Option<u32>,
+        /// The engine thinks this many milliseconds a move (default 1000).
+        #[arg(long)]
+        movetime: Option<u64>,
+    },
+    /// Search each position of a test suite (one a line: `FEN; bm MOVE[,MOVE]; am MOVE; id
+    /// NAME`, see docs/tools.md) and print whether the engine found the move, then
+    /// `SOLVED/TOTAL solved`.
+    ///
+    /// Example: damka analyze tests/data/english_endgames.txt --depth 12
+    Analyze {
+        /// The suite file.
+        file: std::path::PathBuf,
+        /// The rule set of every position in the file.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// Plies to search each position.
+        #[arg(long, conflicts_with = "movetime")]
+        depth: Option<u32>,
+        /// Milliseconds to search each position (default 1000).
+        #[arg(long)]
+        movetime: Option<u64>,
+        /// Exit with code 1 unless every position is solved.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Draw a position given as PDN FEN (or `start`): as text, or as an SVG diagram.
+    ///
+    /// Example: damka show "W:W21,22,K30:B5,K10,12" --svg position.svg
+    Show {
+        /// The position, PDN FEN (`W:W21,22,K30:B5,K10,12`) or `start`.
+        fen: String,
+        /// The rule set.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// Write an SVG diagram to this file (`-` for stdout) instead of the text board.
+        #[arg(long)]
+        svg: Option<std::path::PathBuf>,
+    },
+}
+
+/// A side of the board, as the command line names it.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Black,
+    White,
 }
 
 /// Runs the command line; returns the process exit code.
@@ -80,6 +142,31 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         }) => with_variant!(variant, R => run_perft::<R>(fen.as_deref(), divide, depth)),
         Some(Command::Hub) => crate::protocol::hub::run(),
         Some(Command::Towers) => crate::towers::run(),
+        Some(Command::Play {
+            variant,
+            side,
+            depth,
+            movetime,
+        }) => crate::tools::play::run(
+            variant,
+            side.map(|side| match side {
+                Side::Black => Color::Black,
+                Side::White => Color::White,
+            }),
+            Limit::from_options(depth, movetime),
+        ),
+        Some(Command::Analyze {
+            file,
+            variant,
+            depth,
+            movetime,
+            strict,
+        }) => {
+            crate::tools::analyze::run(&file, variant, Limit::from_options(depth, movetime), strict)
+        }
+        Some(Command::Show { fen, variant, svg }) => {
+            crate::tools::show::run(&fen, variant, svg.as_deref())
+        }
         None => crate::protocol::uci::run_stdio(),
     }
 }

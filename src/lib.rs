@@ -14,6 +14,7 @@ pub mod position;
 pub mod protocol;
 pub mod rules;
 pub mod search;
+pub mod tools;
 pub mod towers;
 
 pub use board::{Bitboard, Bits, Board8, Board10, Dir, Geometry};

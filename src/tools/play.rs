@@ -1,0 +1,711 @@
+//! `damka play`: a game against the engine at the terminal, or driven line by line through a pipe.
+//!
+//! The human's moves are read one line at a time: a move in the variant's notation, the
+//! number of a move in the list printed before each turn, or a command (`undo`, `hint`,
+//! `save FILE`, `moves`, `board`, `help`, `quit`). Bad input is explained and asked again; the
+//! end of the input ends the game quietly. The engine is the same facade the protocols use.
+
+use crate::board::Geometry;
+use crate::engine::{Engine, Event, Go, Info, Score};
+use crate::game::{DrawReason, Game, Outcome};
+use crate::notation::fen::write_fen;
+use crate::notation::movetext::{parse_move_in, write_move_in};
+use crate::notation::{bit_at, number_of_bit, square_name};
+use crate::position::{Move, Position};
+use crate::rules::{Color, MoveNotation, Rules, Variant};
+use crate::with_variant;
+use crossbeam_channel::Receiver;
+use std::io::{BufRead, IsTerminal, Write};
+
+/// How long the engine thinks about each move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// A fixed number of plies.
+    Depth(u32),
+    /// A fixed time per move, milliseconds.
+    MoveTime(u64),
+}
+
+impl Limit {
+    /// The limit when the user gave neither `--depth` nor `--movetime`.
+    pub const DEFAULT: Limit = Limit::MoveTime(1000);
+
+    /// The limit from the command line's two exclusive options.
+    pub fn from_options(depth: Option<u32>, movetime_ms: Option<u64>) -> Limit {
+        match (depth, movetime_ms) {
+            (Some(depth), _) => Limit::Depth(depth.max(1)),
+            (None, Some(ms)) => Limit::MoveTime(ms.max(1)),
+            (None, None) => Limit::DEFAULT,
+        }
+    }
+
+    /// The engine's `go` for this limit.
+    pub fn go(self) -> Go {
+        match self {
+            Limit::Depth(depth) => Go {
+                depth: Some(depth),
+                ..Go::default()
+            },
+            Limit::MoveTime(ms) => Go {
+                movetime_ms: Some(ms),
+                ..Go::default()
+            },
+        }
+    }
+}
+
+/// What one search found: the move (in the variant's notation) and its last main line.
+#[derive(Clone, Debug, Default)]
+pub struct Thought {
+    /// The move to play; `None` when the side to move has no move.
+    pub best: Option<String>,
+    /// The last finished iteration of the first line, if any finished.
+    pub info: Option<Info>,
+}
+
+/// Searches the engine's current position under `limit` and waits for the answer.
+pub fn think(engine: &mut Engine, events: &Receiver<Event>, limit: Limit) -> Thought {
+    // Events of an earlier search cannot be left over (each `go` is waited for), but a
+    // stray one must not be mistaken for this search's answer.
+    while events.try_recv().is_ok() {}
+    let mut thought = Thought::default();
+    if engine.go(limit.go()).is_err() {
+        return thought;
+    }
+    while let Ok(event) = events.recv() {
+        match event {
+            Event::Info(info) if info.multipv == 1 => thought.info = Some(info),
+            Event::Info(_) => {}
+            Event::BestMove { best, .. } => {
+                thought.best = best;
+                break;
+            }
+        }
+    }
+    engine.wait_search();
+    thought
+}
+
+/// A score for people: `+0.35` men, or the plies to a forced end.
+pub fn score_text(score: Score) -> String {
+    match score {
+        Score::Centi(centi) => format!("{:+.2}", f64::from(centi) / 100.0),
+        Score::WinIn(plies) => format!("wins in {plies} plies"),
+        Score::LossIn(plies) => format!("loses in {plies} plies"),
+    }
+}
+
+/// What the user asked for on the command line.
+#[derive(Clone, Copy, Debug)]
+pub struct PlaySettings {
+    /// The rule set.
+    pub variant: Variant,
+    /// The human's side; `None`: the side that moves first.
+    pub human: Option<Color>,
+    /// The engine's thinking limit.
+    pub limit: Limit,
+    /// Draw with ANSI colours.
+    pub colour: bool,
+    /// Repeat each input line after the prompt (the input is not a terminal, so it would not
+    /// show in the transcript).
+    pub echo: bool,
+}
+
+/// Runs `damka play` on stdin and stdout; returns the exit code.
+pub fn run(variant: Variant, human: Option<Color>, limit: Limit) -> i32 {
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let settings = PlaySettings {
+        variant,
+        human,
+        limit,
+        colour,
+        echo: !std::io::stdin().is_terminal(),
+    };
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    play(settings, &mut stdin.lock(), &mut stdout.lock())
+}
+
+/// Plays one game reading the human's lines from `input`; returns the exit code (0 unless
+/// the output cannot be written).
+pub fn play(settings: PlaySettings, input: &mut dyn BufRead, out: &mut dyn Write) -> i32 {
+    with_variant!(settings.variant, R => {
+        let mut session = PlaySession::<R>::new(settings);
+        match session.run(input, out) {
+            Ok(()) => 0,
+            Err(_) => 1,
+        }
+    })
+}
+
+const HELP: &str = "\
+Type a move in the variant's notation (11-15, 22x15, c3-d4, c3:e5, G6-F5) or the number of a
+move in the list. A capture may name its landing squares (4x27x38x15) when two captures share
+their start and end. Commands:
+  undo        take back your last move and the engine's reply
+  hint        ask the engine for a move
+  save FILE   write the game so far as PDN
+  moves       list the legal moves again
+  board       draw the board again
+  help        this text
+  quit        leave (the end of the input does the same)
+";
+
+struct PlaySession<R: Rules> {
+    settings: PlaySettings,
+    human: Color,
+    game: Game<R>,
+    engine: Engine,
+    events: Receiver<Event>,
+    /// The board and the move list were shown since the last change.
+    shown: bool,
+    /// The result was announced.
+    announced: bool,
+}
+
+impl<R: Rules> PlaySession<R> {
+    fn new(settings: PlaySettings) -> Self {
+        let (mut engine, events) = Engine::new();
+        engine
+            .set_variant(R::VARIANT)
+            .expect("a new engine is not searching");
+        PlaySession {
+            settings,
+            human: settings.human.unwrap_or(R::FIRST_TO_MOVE),
+            game: Game::default(),
+            engine,
+            events,
+            shown: false,
+            announced: false,
+        }
+    }
+
+    fn run(&mut self, input: &mut dyn BufRead, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "damka play: {} draughts, you play {}, the engine {}; type help for commands.",
+            R::VARIANT,
+            self.human.name(),
+            match self.settings.limit {
+                Limit::Depth(depth) => format!("searches {depth} plies a move"),
+                Limit::MoveTime(ms) => format!("thinks {ms} ms a move"),
+            }
+        )?;
+        let mut bytes = Vec::new();
+        loop {
+            let outcome = self.game.outcome();
+            if let Some(outcome) = outcome {
+                if !self.announced {
+                    writeln!(
+                        out,
+                        "{}",
+                        board_text(self.game.position(), self.settings.colour)
+                    )?;
+                    writeln!(out, "{}", self.announcement(outcome))?;
+                    writeln!(
+                        out,
+                        "The game is over: undo, save FILE or quit (or end the input)."
+                    )?;
+                    self.announced = true;
+                }
+            } else if self.game.position().side_to_move() != self.human {
+                self.engine_moves(out)?;
+                continue;
+            } else if !self.shown {
+                writeln!(
+                    out,
+                    "{}",
+                    board_text(self.game.position(), self.settings.colour)
+                )?;
+                self.list_moves(out)?;
+                self.shown = true;
+            }
+            write!(
+                out,
+                "{}> ",
+                if outcome.is_some() {
+                    "game over"
+                } else {
+                    "your move"
+                }
+            )?;
+            out.flush()?;
+            bytes.clear();
+            // Bytes, not `read_line`: input that is not UTF-8 is a bad move, not an error.
+            if input.read_until(b'\n', &mut bytes)? == 0 {
+                writeln!(out)?;
+                writeln!(out, "End of input: goodbye.")?;
+                return Ok(());
+            }
+            let line = String::from_utf8_lossy(&bytes);
+            if self.settings.echo {
+                writeln!(out, "{}", line.trim_end())?;
+            }
+            if !self.command(line.trim(), out)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Handles one line of input; false to leave.
+    fn command(&mut self, text: &str, out: &mut dyn Write) -> std::io::Result<bool> {
+        let (word, rest) = match text.split_once(char::is_whitespace) {
+            Some((word, rest)) => (word, rest.trim()),
+            None => (text, ""),
+        };
+        match word.to_ascii_lowercase().as_str() {
+            "" => {}
+            "quit" | "exit" | "q" => {
+                writeln!(out, "Goodbye.")?;
+                return Ok(false);
+            }
+            "help" | "?" => write!(out, "{HELP}")?,
+            "board" => writeln!(
+                out,
+                "{}",
+                board_text(self.game.position(), self.settings.colour)
+            )?,
+            "moves" => self.list_moves(out)?,
+            "undo" => self.undo(out)?,
+            "hint" => self.hint(out)?,
+            "save" if rest.is_empty() => writeln!(out, "save needs a file name: save game.pdn")?,
+            "save" => match std::fs::write(rest, self.pdn()) {
+                Ok(()) => writeln!(out, "Saved the game to {rest}.")?,
+                Err(error) => writeln!(out, "Cannot write {rest}: {error}")?,
+            },
+            _ if self.game.outcome().is_some() => writeln!(
+                out,
+                "The game is over; '{text}' is not undo, save FILE, help or quit."
+            )?,
+            _ => self.human_moves(text, out)?,
+        }
+        Ok(true)
+    }
+
+    /// The legal moves in list order: by start square, then end square, as written.
+    fn sorted_moves(&self) -> Vec<(Move, String)> {
+        let position = self.game.position();
+        let legal = position.legal_moves();
+        let mut moves: Vec<(Move, String)> = legal
+            .iter()
+            .map(|mv| (*mv, write_move_in(position, mv, &legal)))
+            .collect();
+        moves.sort_by_cached_key(|(mv, text)| {
+            (
+                number_of_bit::<R>(mv.from),
+                number_of_bit::<R>(mv.to),
+                text.clone(),
+            )
+        });
+        moves
+    }
+
+    fn list_moves(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let moves = self.sorted_moves();
+        if moves.is_empty() {
+            return writeln!(out, "No legal moves.");
+        }
+        let must_capture = moves.iter().all(|(mv, _)| mv.is_capture());
+        writeln!(
+            out,
+            "{} to move; legal moves{}:",
+            capitalised(self.game.position().side_to_move().name()),
+            if must_capture && R::CAPTURE_COMPULSORY {
+                " (capturing is compulsory)"
+            } else {
+                ""
+            }
+        )?;
+        let width = moves.iter().map(|(_, t)| t.len()).max().unwrap_or(0);
+        let mut row = String::new();
+        for (index, (_, text)) in moves.iter().enumerate() {
+            let item = format!("{:>3}) {text:<width$}", index + 1);
+            if !row.is_empty() && row.len() + item.len() + 2 > 78 {
+                writeln!(out, "{}", row.trim_end())?;
+                row.clear();
+            }
+            if !row.is_empty() {
+                row.push_str("  ");
+            }
+            row.push_str(&item);
+        }
+        writeln!(out, "{}", row.trim_end())
+    }
+
+    fn human_moves(&mut self, text: &str, out: &mut dyn Write) -> std::io::Result<()> {
+        let moves = self.sorted_moves();
+        let chosen = if text.bytes().all(|b| b.is_ascii_digit()) {
+            match text.parse::<usize>() {
+                Ok(n) if (1..=moves.len()).contains(&n) => moves[n - 1].0,
+                _ => {
+                    return writeln!(
+                        out,
+                        "There is no move number {text}: pick 1 to {}, or type a move.",
+                        moves.len()
+                    );
+                }
+            }
+        } else {
+            let position = self.game.position();
+            match parse_move_in(position, text, &position.legal_moves()) {
+                Ok(mv) => mv,
+                Err(error) => {
+                    writeln!(out, "{}", capitalised(&error.to_string()))?;
+                    return writeln!(out, "Type a move from the list, its number, or help.");
+                }
+            }
+        };
+        let written = write_move_in(
+            self.game.position(),
+            &chosen,
+            &self.game.position().legal_moves(),
+        );
+        writeln!(out, "You play {written}.")?;
+        self.game.play(chosen);
+        self.shown = false;
+        Ok(())
+    }
+
+    /// Sets the engine to the game's current position.
+    fn sync_engine(&mut self) -> bool {
+        let start = write_fen(self.game.start());
+        let moves = self.game.move_texts();
+        let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+        self.engine.set_position(Some(&start), &moves).is_ok()
+    }
+
+    fn engine_moves(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        let thought = if self.sync_engine() {
+            think(&mut self.engine, &self.events, self.settings.limit)
+        } else {
+            Thought::default()
+        };
+        let position = *self.game.position();
+        let legal = position.legal_moves();
+        let played = thought
+            .best
+            .as_deref()
+            .and_then(|text| parse_move_in(&position, text, &legal).ok());
+        let Some(mv) = played else {
+            // Cannot happen with a legal position; leave rather than loop.
+            writeln!(out, "The engine found no move; the game stops here.")?;
+            return Err(std::io::Error::other("engine without a move"));
+        };
+        let written = write_move_in(&position, &mv, &legal);
+        self.game.play(mv);
+        let detail = thought.info.map_or_else(String::new, |info| {
+            format!(
+                "  (depth {}, {} for {})",
+                info.depth,
+                score_text(info.score),
+                self.human.opponent().name()
+            )
+        });
+        writeln!(
+            out,
+            "damka ({}) plays {written}{detail}",
+            self.human.opponent().name()
+        )?;
+        self.shown = false;
+        Ok(())
+    }
+
+    fn hint(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.game.outcome().is_some() {
+            return writeln!(out, "The game is over: there is nothing to hint.");
+        }
+        if !self.sync_engine() {
+            return writeln!(out, "The engine cannot take this position.");
+        }
+        let thought = think(&mut self.engine, &self.events, self.settings.limit);
+        match (thought.best, thought.info) {
+            (Some(best), Some(info)) => writeln!(
+                out,
+                "Hint: {best}  (depth {}, {} for {})",
+                info.depth,
+                score_text(info.score),
+                self.human.name()
+            ),
+            (Some(best), None) => writeln!(out, "Hint: {best}"),
+            (None, _) => writeln!(out, "No hint: there is no legal move."),
+        }
+    }
+
+    /// Takes back moves until it is the human's turn again, at least one human move
+    /// included: normally the engine's reply and the human's move before it.
+    fn undo(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        let human_moves = self
+            .game
+            .positions()
+            .take(self.game.ply())
+            .filter(|p| p.side_to_move() == self.human)
+            .count();
+        if human_moves == 0 {
+            return writeln!(out, "Nothing to undo: you have not moved yet.");
+        }
+        let mut taken = Vec::new();
+        while let Some(mv) = self.game.undo() {
+            let position = self.game.position();
+            taken.push(write_move_in(position, &mv, &position.legal_moves()));
+            if position.side_to_move() == self.human {
+                break;
+            }
+        }
+        taken.reverse();
+        writeln!(out, "Took back {}.", taken.join(" "))?;
+        self.shown = false;
+        self.announced = false;
+        Ok(())
+    }
+
+    fn announcement(&self, outcome: Outcome) -> String {
+        let result = outcome.pdn_result::<R>();
+        match outcome {
+            Outcome::Win(winner) => format!(
+                "Result {result}: {} wins, {} has no legal move{}.",
+                capitalised(winner.name()),
+                capitalised(winner.opponent().name()),
+                if winner == self.human {
+                    " (you win)"
+                } else {
+                    " (damka wins)"
+                }
+            ),
+            Outcome::Draw(reason) => format!("Result {result}: draw, {}.", draw_rule::<R>(reason)),
+        }
+    }
+
+    fn pdn(&self) -> String {
+        let names = |color: Color| {
+            if color == self.human {
+                "Human"
+            } else {
+                "damka"
+            }
+        };
+        let result = self
+            .game
+            .outcome()
+            .map_or("*", |outcome| outcome.pdn_result::<R>());
+        pdn_text(
+            &self.game,
+            &[
+                ("Event", "damka play".to_string()),
+                ("Date", today()),
+                ("White", names(Color::White).to_string()),
+                ("Black", names(Color::Black).to_string()),
+            ],
+            result,
+        )
+    }
+}
+
+/// The draw rule that ended a game, explained.
+pub fn draw_rule<R: Rules>(reason: DrawReason) -> String {
+    let rules = R::DRAW_RULES;
+    match reason {
+        DrawReason::Repetition => format!(
+            "the same position occurred {} times with the same side to move",
+            rules.repetitions
+        ),
+        DrawReason::NoProgress => format!(
+            "{} plies (moves of either side) in a row without a capture or a man move",
+            rules.no_progress_plies
+        ),
+        DrawReason::SmallEndgame => {
+            "the small-endgame move limit ran out (a lone king held out)".to_string()
+        }
+    }
+}
+
+/// The PDN `GameType` number of a variant (PDN 3.0 standard), `None` for towers.
+pub fn pdn_game_type(variant: Variant) -> Option<u32> {
+    match variant {
+        Variant::International => Some(20),
+        Variant::English => Some(21),
+        Variant::Italian => Some(22),
+        Variant::Pool => Some(23),
+        Variant::Spanish => Some(24),
+        Variant::Russian => Some(25),
+        Variant::Brazilian => Some(26),
+        Variant::Czech => Some(29),
+        Variant::Towers => None,
+    }
+}
+
+/// A game as PDN: the given tags, then `Result`, `GameType` and (when the game did not start
+/// from the variant's start position) `FEN`, then the numbered moves and the result. Captures
+/// are written with `x` in algebraic variants too (`c3xe5`), as PDN readers expect.
+pub fn pdn_text<R: Rules>(game: &Game<R>, tags: &[(&str, String)], result: &str) -> String {
+    let mut text = String::new();
+    let mut tag = |name: &str, value: &str| {
+        let value = value.replace('\\', "\\\\").replace('"', "\\\"");
+        text.push_str(&format!("[{name} \"{value}\"]\n"));
+    };
+    for (name, value) in tags {
+        tag(name, value);
+    }
+    tag("Result", result);
+    if let Some(number) = pdn_game_type(R::VARIANT) {
+        tag("GameType", &number.to_string());
+    }
+    if *game.start() != Position::<R>::start() {
+        tag("FEN", &write_fen(game.start()));
+    }
+    text.push('\n');
+    // Move numbers count pairs from the variant's first mover.
+    let mut tokens = Vec::new();
+    let mut second = game.start().side_to_move() != R::FIRST_TO_MOVE;
+    let mut number = 1;
+    for (index, mv) in game.move_texts().into_iter().enumerate() {
+        if !second {
+            tokens.push(format!("{number}."));
+        } else if index == 0 {
+            tokens.push(format!("{number}..."));
+        }
+        // PDN separates capture squares with `x` in every notation (pydraughts reads no `:`).
+        tokens.push(if R::NOTATION == MoveNotation::Algebraic {
+            mv.replace(':', "x")
+        } else {
+            mv
+        });
+        if second {
+            number += 1;
+        }
+        second = !second;
+    }
+    tokens.push(result.to_string());
+    let mut line = String::new();
+    for token in tokens {
+        if !line.is_empty() && line.len() + 1 + token.len() > 79 {
+            text.push_str(&line);
+            text.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&token);
+    }
+    text.push_str(&line);
+    text.push_str("\n\n");
+    text
+}
+
+/// Today's date (UTC) as PDN writes it: `2024.05.17`.
+fn today() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's
+/// `civil_from_days`, public domain).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+// ANSI colours of the terminal board (256-colour palette).
+const LIGHT_SQUARE: &str = "\x1b[48;5;223m";
+const DARK_SQUARE: &str = "\x1b[48;5;101m";
+const WHITE_PIECE: &str = "\x1b[1;38;5;231m";
+const BLACK_PIECE: &str = "\x1b[1;38;5;16m";
+const SQUARE_NAME: &str = "\x1b[38;5;250m";
+const RESET: &str = "\x1b[0m";
+
+/// The board as White sees it: `w`/`b` men, `W`/`B` kings, every empty playable square showing
+/// its name in the variant's notation; coordinates or the numbers of each row at the side.
+pub fn board_text<R: Rules>(position: &Position<R>, colour: bool) -> String {
+    let size = R::Geometry::SIZE;
+    let mut text = String::new();
+    let files: String = (0..size)
+        .map(|col| format!("{:^4}", (b'a' + col as u8) as char))
+        .collect();
+    let edge = |row: usize| match R::NOTATION {
+        MoveNotation::Numeric => "   ".to_string(),
+        MoveNotation::Algebraic => format!("{:>2} ", size - row),
+        MoveNotation::Cells => format!("{:>2} ", row + 1),
+    };
+    if R::NOTATION == MoveNotation::Cells {
+        text.push_str(&format!("   {}\n", files.to_uppercase()));
+    }
+    for row in 0..size {
+        text.push_str(&edge(row));
+        let mut numbers = Vec::new();
+        for col in 0..size {
+            let Some(bit) = bit_at::<R>(row, col) else {
+                if colour {
+                    text.push_str(&format!("{LIGHT_SQUARE}    {RESET}"));
+                } else {
+                    text.push_str("    ");
+                }
+                continue;
+            };
+            numbers.push(number_of_bit::<R>(bit));
+            let mask = 1u64 << bit;
+            let king = position.kings() & mask != 0;
+            let (letter, style) = if position.pieces(Color::White) & mask != 0 {
+                (if king { "W" } else { "w" }, WHITE_PIECE)
+            } else if position.pieces(Color::Black) & mask != 0 {
+                (if king { "B" } else { "b" }, BLACK_PIECE)
+            } else {
+                ("", SQUARE_NAME)
+            };
+            let shown = if letter.is_empty() {
+                square_name::<R>(bit)
+            } else {
+                letter.to_string()
+            };
+            if colour {
+                text.push_str(&format!("{DARK_SQUARE}{style}{shown:^4}{RESET}"));
+            } else {
+                text.push_str(&format!("{shown:^4}"));
+            }
+        }
+        if R::NOTATION == MoveNotation::Numeric
+            && let (Some(low), Some(high)) = (numbers.iter().min(), numbers.iter().max())
+        {
+            text.push_str(&format!("  {low:>2}-{high}"));
+        }
+        text.push('\n');
+    }
+    if R::NOTATION == MoveNotation::Algebraic {
+        text.push_str(&format!("   {files}\n"));
+    }
+    text.push_str(&format!(
+        "   w/b men, W/B kings; {} to move\n",
+        position.side_to_move().name()
+    ));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_follow_the_gregorian_calendar() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        // 2000-02-29 is day 11016; 2024-03-01 is day 19783.
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(19_783), (2024, 3, 1));
+    }
+}

@@ -1,0 +1,76 @@
+//! Running the damka binary in tests: given arguments and stdin, with a time limit, collecting its output.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The binary under test.
+pub const DAMKA: &str = env!("CARGO_BIN_EXE_damka");
+
+/// What a finished run left behind.
+#[derive(Debug)]
+pub struct Run {
+    /// Everything written to stdout.
+    pub stdout: String,
+    /// Everything written to stderr.
+    pub stderr: String,
+    /// The exit code (`None` when killed by a signal).
+    pub code: Option<i32>,
+}
+
+/// Runs `damka ARGS` with `input` on stdin (closed after it); panics when it takes longer
+/// than `limit` (the process is killed first).
+pub fn run_damka(args: &[&str], input: &[u8], limit: Duration) -> Run {
+    let mut child = Command::new(DAMKA)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {DAMKA}: {e}"));
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = input.to_vec();
+    // A writer thread: the child may stop reading early (quit), so a broken pipe is fine.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stdout.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    let err = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stderr.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for damka") {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let _ = writer.join();
+    let run = Run {
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+        code: status.and_then(|s| s.code()),
+    };
+    assert!(
+        status.is_some(),
+        "damka {args:?} took more than {limit:?}:\n{}\n{}",
+        run.stderr,
+        run.stdout
+    );
+    run
+}
