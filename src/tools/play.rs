@@ -187,6 +187,7 @@ impl<R: Rules> PlaySession<R> {
             R::VARIANT,
             self.human.name(),
             match self.settings.limit {
+                Limit::Depth(1) => "searches 1 ply a move".to_string(),
                 Limit::Depth(depth) => format!("searches {depth} plies a move"),
                 Limit::MoveTime(ms) => format!("thinks {ms} ms a move"),
             }
