@@ -11,9 +11,20 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::time::Instant;
 
+/// What `damka --help` shows under the commands: the engine itself runs with no command.
+const TOP_LEVEL_EXAMPLES: &str = "\
+With no command, damka speaks its UCI-style protocol on stdin and stdout (docs/protocol.md).
+
+Examples:
+  damka
+  (printf 'uci\\nsetoption name Variant value international\\nposition startpos\\ngo depth 8\\n'; sleep 1) | damka
+  (printf 'hub\\ninit\\npos\\nlevel move-time=0.5\\ngo think\\n'; sleep 1) | damka hub
+  damka perft --variant international 6
+  damka play --variant russian --depth 6";
+
 /// damka: a draughts and checkers engine.
 #[derive(Parser, Debug)]
-#[command(name = "damka", version, about, long_about = None)]
+#[command(name = "damka", version, about, long_about = None, after_help = TOP_LEVEL_EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -49,6 +60,8 @@ enum Command {
     },
     /// Speak the Hub protocol (Scan's version 2) on stdin and stdout, for lidraughts bots
     /// (pydraughts) and py-draughts; see docs/hub.md.
+    ///
+    /// Example: (printf 'hub\ninit\npos\nlevel move-time=0.5\ngo think\n'; sleep 1) | damka hub
     Hub,
     /// Run the COMP10002 "towers" assignment program: actions such as `G6-F5` (then
     /// optionally `A` or `P`) on stdin, the boards on stdout byte for byte as the assignment's
