@@ -721,45 +721,23 @@ fn eight_by_eight_numberings_follow_pydraughts() {
 
 /// Runs a Python script with a time limit; returns its stdout (fails with its output).
 fn run_python(python: &Path, script: &str, args: &[&str], limit: Duration) -> String {
-    let mut child = Command::new(python)
+    let mut command = Command::new(python);
+    command
         .arg(repo_root().join("tests/hub").join(script))
         .args(args)
         .env_remove("RUST_LOG")
-        .env("PYTHONUNBUFFERED", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {script}: {e}"));
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout.read_to_string(&mut text);
-        text
-    });
-    let err = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for python") {
-            break Some(status);
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let (out, err) = (out.join().unwrap(), err.join().unwrap());
-    match status {
-        Some(status) if status.success() => out,
-        Some(status) => panic!("{script} {args:?} failed ({status}):\n{err}\n{out}"),
-        None => panic!("{script} {args:?} took more than {limit:?}:\n{err}\n{out}"),
+        .env("PYTHONUNBUFFERED", "1");
+    let (run, finished) = common::process::run_limited(&mut command, b"", limit);
+    match (finished, run.code) {
+        (true, Some(0)) => run.stdout,
+        (true, code) => panic!(
+            "{script} {args:?} failed (exit code {code:?}):\n{}\n{}",
+            run.stderr, run.stdout
+        ),
+        (false, _) => panic!(
+            "{script} {args:?} took more than {limit:?}:\n{}\n{}",
+            run.stderr, run.stdout
+        ),
     }
 }
 

@@ -21,15 +21,30 @@ pub struct Run {
 /// Runs `damka ARGS` with `input` on stdin (closed after it); panics when it takes longer
 /// than `limit` (the process is killed first).
 pub fn run_damka(args: &[&str], input: &[u8], limit: Duration) -> Run {
-    let mut child = Command::new(DAMKA)
+    let mut command = Command::new(DAMKA);
+    command
         .args(args)
         .env_remove("RUST_LOG")
-        .env("NO_COLOR", "1")
+        .env("NO_COLOR", "1");
+    let (run, finished) = run_limited(&mut command, input, limit);
+    assert!(
+        finished,
+        "damka {args:?} took more than {limit:?}:\n{}\n{}",
+        run.stderr, run.stdout
+    );
+    run
+}
+
+/// Runs `command` with `input` on stdin (closed after it), collecting stdout and stderr;
+/// kills it when it takes longer than `limit`. Returns the run and whether it finished in time.
+pub fn run_limited(command: &mut Command, input: &[u8], limit: Duration) -> (Run, bool) {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {DAMKA}: {e}"));
+        .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
     let mut stdin = child.stdin.take().expect("piped stdin");
     let input = input.to_vec();
     // A writer thread: the child may stop reading early (quit), so a broken pipe is fine.
@@ -50,7 +65,7 @@ pub fn run_damka(args: &[&str], input: &[u8], limit: Duration) -> Run {
     });
     let deadline = Instant::now() + limit;
     let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for damka") {
+        if let Some(status) = child.try_wait().expect("wait for the child process") {
             break Some(status);
         }
         if Instant::now() >= deadline {
@@ -66,11 +81,5 @@ pub fn run_damka(args: &[&str], input: &[u8], limit: Duration) -> Run {
         stderr: err.join().expect("stderr reader"),
         code: status.and_then(|s| s.code()),
     };
-    assert!(
-        status.is_some(),
-        "damka {args:?} took more than {limit:?}:\n{}\n{}",
-        run.stderr,
-        run.stdout
-    );
-    run
+    (run, status.is_some())
 }
