@@ -110,6 +110,12 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Play engines against each other (damka at other settings, or any UCI-dialect or Hub
+    /// engine), refereed with damka's rules: paired openings, clocks, concurrent games, a PDN
+    /// file, and the score with its Elo difference (and an optional SPRT).
+    ///
+    /// Example: damka match --variant russian --games 4 --pdn m.pdn --engine cmd=target/release/damka,name=d2,depth=2 --engine cmd=target/release/damka,name=d4,depth=4
+    Match(crate::tools::matches::MatchArgs),
     /// Draw a position given as PDN FEN (or `start`): as text, or as an SVG diagram.
     ///
     /// Example: damka show "W:W21,22,K30:B5,K10,12" --svg position.svg
@@ -177,6 +183,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         }) => {
             crate::tools::analyze::run(&file, variant, Limit::from_options(depth, movetime), strict)
         }
+        Some(Command::Match(args)) => crate::tools::matches::run(args),
         Some(Command::Show { fen, variant, svg }) => {
             crate::tools::show::run(&fen, variant, svg.as_deref())
         }

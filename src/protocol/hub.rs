@@ -611,7 +611,7 @@ fn fen_of_hub_position<R: Rules>(text: &str, layout: Layout) -> Result<String, S
 
 /// Finds the legal move a Hub move names: `from-to`, or `from x to x captured...` (all
 /// captured squares, any order); falls back to PDN landing squares (`from x landing x to`).
-fn read_hub_move<R: Rules>(
+pub fn read_hub_move<R: Rules>(
     position: &Position<R>,
     legal: &MoveList,
     text: &str,

@@ -594,7 +594,7 @@ pub fn pdn_text<R: Rules>(game: &Game<R>, tags: &[(&str, String)], result: &str)
 }
 
 /// Today's date (UTC) as PDN writes it: `2024.05.17`.
-fn today() -> String {
+pub fn today() -> String {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

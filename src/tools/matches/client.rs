@@ -1,0 +1,570 @@
+//! One engine process driven by the match tool: start-up, options, and one move at a time over UCI or Hub.
+//!
+//! The engine's stdout is read on its own thread into a channel, so every wait has a deadline:
+//! an engine that hangs is noticed, killed and restarted for the next game; stderr is
+//! discarded (a chatty engine must not block on a pipe nobody reads).
+
+use super::spec::{EngineSpec, Limit, Proto};
+use crate::board::{Bits, Geometry};
+use crate::game::Game;
+use crate::notation::fen::write_fen;
+use crate::notation::movetext::parse_move_in;
+use crate::notation::number_of_bit;
+use crate::position::{Move, Position};
+use crate::protocol::hub::{HubVariant, Layout, hub_variant, parse_command, read_hub_move};
+use crate::rules::{Color, Rules, Variant};
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long an engine may take to start up, answer `isready` or set its options.
+pub const STARTUP: Duration = Duration::from_secs(30);
+
+/// A score above this (centi-men) is a forced win, as the engines report it.
+pub const WIN_SCORE: i32 = 9000;
+
+/// Why an engine gave no move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The process ended or closed its output (or could not be written to).
+    Crashed(String),
+    /// No answer within the allowed time.
+    Hung(Duration),
+}
+
+/// An engine's answer to one `go`.
+#[derive(Clone, Debug)]
+pub struct Reply {
+    /// The move as the engine wrote it.
+    pub text: String,
+    /// The legal move it names, or why it names none.
+    pub mv: Result<Move, String>,
+    /// Its last score, centi-men from the mover's side (a forced win is `WIN_SCORE` or more).
+    pub score: Option<i32>,
+    /// From the `go` to the answer.
+    pub elapsed: Duration,
+}
+
+/// A running child process with its output lines on a channel.
+struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Process {
+    fn spawn(spec: &EngineSpec) -> Result<Process, String> {
+        let mut child = Command::new(&spec.program)
+            .args(&spec.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start '{}': {e}", spec.program))?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (sender, lines) = crossbeam_channel::unbounded();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut bytes = Vec::new();
+            loop {
+                bytes.clear();
+                match reader.read_until(b'\n', &mut bytes) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let line = String::from_utf8_lossy(&bytes).trim_end().to_string();
+                        if sender.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        Ok(Process {
+            child,
+            stdin,
+            lines,
+        })
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), Failure> {
+        log::debug!("> {line}");
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| Failure::Crashed(format!("cannot write to it: {e}")))
+    }
+
+    /// The next line, waiting until `deadline` at most.
+    fn recv(&self, deadline: Instant, started: Instant) -> Result<String, Failure> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(wait) {
+            Ok(line) => {
+                log::debug!("< {line}");
+                Ok(line)
+            }
+            Err(RecvTimeoutError::Timeout) => Err(Failure::Hung(started.elapsed())),
+            Err(RecvTimeoutError::Disconnected) => Err(Failure::Crashed(
+                "the engine ended (end of its output)".into(),
+            )),
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let until = Instant::now() + Duration::from_millis(300);
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An engine of the match, restarted when it crashed or hung.
+pub struct Player {
+    /// How it was given on the command line.
+    pub spec: EngineSpec,
+    /// Its limit per move (its own, or the match's).
+    pub limit: Limit,
+    variant: Variant,
+    hub: Option<HubVariant>,
+    process: Option<Process>,
+}
+
+impl Player {
+    /// Starts the engine and sets its variant and options; the error is one line.
+    pub fn start(spec: &EngineSpec, limit: Limit, variant: Variant) -> Result<Player, String> {
+        let hub = match spec.proto {
+            Proto::Uci => None,
+            Proto::Hub => Some(
+                hub_variant(variant.name())
+                    .ok_or_else(|| format!("the Hub protocol has no variant {variant}"))?,
+            ),
+        };
+        let mut player = Player {
+            spec: spec.clone(),
+            limit,
+            variant,
+            hub,
+            process: None,
+        };
+        player.restart()?;
+        Ok(player)
+    }
+
+    /// True while its process is believed to be running.
+    pub fn is_running(&self) -> bool {
+        self.process.is_some()
+    }
+
+    /// Kills the process (it is started again by [`Player::restart`]).
+    pub fn kill(&mut self) {
+        if let Some(mut process) = self.process.take() {
+            let _ = process.child.kill();
+        }
+    }
+
+    /// (Re)starts the process and runs the protocol's start-up.
+    pub fn restart(&mut self) -> Result<(), String> {
+        self.kill();
+        let mut process = Process::spawn(&self.spec)?;
+        let deadline = Instant::now() + STARTUP;
+        match self.spec.proto {
+            Proto::Uci => self.start_uci(&mut process, deadline),
+            Proto::Hub => self.start_hub(&mut process, deadline),
+        }
+        .map_err(|e| {
+            e.unwrap_or_else(|| format!("no start-up answer within {} s", STARTUP.as_secs()))
+        })?;
+        self.process = Some(process);
+        Ok(())
+    }
+
+    /// UCI: `uci` ... `uciok`, the options checked against the `option` lines, then
+    /// `isready`; an `info string error` before `readyok` is a start-up error.
+    fn start_uci(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
+        let started = Instant::now();
+        let fail = |f: Failure| -> Option<String> {
+            match f {
+                Failure::Crashed(why) => Some(format!("start-up failed: {why}")),
+                Failure::Hung(_) => None,
+            }
+        };
+        process.send("uci").map_err(fail)?;
+        let mut offered: Vec<String> = Vec::new();
+        loop {
+            let line = process.recv(deadline, started).map_err(fail)?;
+            let line = line.trim();
+            if line == "uciok" {
+                break;
+            }
+            if let Some(rest) = line.strip_prefix("option name ") {
+                let name = rest.split(" type ").next().unwrap_or(rest).trim();
+                offered.push(name.to_string());
+            }
+        }
+        let find = |wanted: &str| {
+            offered
+                .iter()
+                .find(|name| name.eq_ignore_ascii_case(wanted))
+                .cloned()
+        };
+        if let Some(name) = find("Variant") {
+            process
+                .send(&format!("setoption name {name} value {}", self.variant))
+                .map_err(fail)?;
+        }
+        for (option, value) in &self.spec.options {
+            let Some(name) = find(option) else {
+                return Err(Some(format!(
+                    "unknown option '{option}' (it offers: {})",
+                    offered.join(", ")
+                )));
+            };
+            process
+                .send(&format!("setoption name {name} value {value}"))
+                .map_err(fail)?;
+        }
+        process.send("isready").map_err(fail)?;
+        loop {
+            let line = process.recv(deadline, started).map_err(fail)?;
+            if line.trim() == "readyok" {
+                return Ok(());
+            }
+            if let Some(error) = line.trim().strip_prefix("info string error:") {
+                return Err(Some(format!("refused its settings: {}", error.trim())));
+            }
+        }
+    }
+
+    /// Hub: `hub` ... `wait`, the variant and options checked against the `param` lines and
+    /// set, then `init` ... `ready`.
+    fn start_hub(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
+        let started = Instant::now();
+        let fail = |f: Failure| -> Option<String> {
+            match f {
+                Failure::Crashed(why) => Some(format!("start-up failed: {why}")),
+                Failure::Hung(_) => None,
+            }
+        };
+        process.send("hub").map_err(fail)?;
+        let mut params: Vec<(String, Option<String>)> = Vec::new();
+        loop {
+            let line = process.recv(deadline, started).map_err(fail)?;
+            let Some(command) = parse_command(&line) else {
+                continue;
+            };
+            match command.name.as_str() {
+                "wait" => break,
+                "param" => {
+                    if let Some(name) = command.get("name") {
+                        params.push((name.to_string(), command.get("values").map(String::from)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let hub = self.hub.expect("a Hub engine has a Hub variant");
+        match params.iter().find(|(name, _)| name == "variant") {
+            Some((_, values)) => {
+                let known = values
+                    .as_deref()
+                    .is_none_or(|values| values.split_whitespace().any(|v| v == hub.name));
+                if !known {
+                    return Err(Some(format!(
+                        "it does not play {} (its variants: {})",
+                        self.variant,
+                        values.as_deref().unwrap_or("")
+                    )));
+                }
+                process
+                    .send(&format!("set-param name=variant value={}", hub.name))
+                    .map_err(fail)?;
+            }
+            None if self.variant != Variant::International => {
+                return Err(Some(format!(
+                    "it has no variant parameter, so it plays international only, not {}",
+                    self.variant
+                )));
+            }
+            None => {}
+        }
+        for (option, value) in &self.spec.options {
+            let Some((name, _)) = params.iter().find(|(n, _)| n.eq_ignore_ascii_case(option))
+            else {
+                let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(Some(format!(
+                    "unknown option '{option}' (it offers: {})",
+                    names.join(", ")
+                )));
+            };
+            let value = if value.contains([' ', '=']) || value.is_empty() {
+                format!("\"{value}\"")
+            } else {
+                value.clone()
+            };
+            process
+                .send(&format!("set-param name={name} value={value}"))
+                .map_err(fail)?;
+        }
+        process.send("init").map_err(fail)?;
+        loop {
+            let line = process.recv(deadline, started).map_err(fail)?;
+            if line.trim() == "ready" {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Tells the engine a new game starts (restarting it first if it is not running).
+    pub fn new_game(&mut self) -> Result<(), String> {
+        if self.process.is_none() {
+            self.restart()?;
+        }
+        let ok = match self.spec.proto {
+            Proto::Uci => self.uci_new_game(),
+            Proto::Hub => self.process.as_mut().expect("running").send("new-game"),
+        };
+        if ok.is_err() {
+            // It died since the last game: one fresh start.
+            self.restart()?;
+        }
+        Ok(())
+    }
+
+    fn uci_new_game(&mut self) -> Result<(), Failure> {
+        let process = self.process.as_mut().expect("running");
+        process.send("ucinewgame")?;
+        process.send("isready")?;
+        let started = Instant::now();
+        let deadline = started + STARTUP;
+        while process.recv(deadline, started)?.trim() != "readyok" {}
+        Ok(())
+    }
+
+    /// Asks for a move in the game's current position. `clocks` are both sides' remaining
+    /// times (White, Black) when this engine plays on a clock; the answer must come before
+    /// `patience` has passed. On a failure the process is killed (restarted at the next game).
+    pub fn think<R: Rules>(
+        &mut self,
+        game: &Game<R>,
+        clocks: [Duration; 2],
+        increment: Duration,
+        patience: Duration,
+    ) -> Result<Reply, Failure> {
+        if self.process.is_none() {
+            return Err(Failure::Crashed("it is not running".into()));
+        }
+        let result = match self.spec.proto {
+            Proto::Uci => self.think_uci(game, clocks, increment, patience),
+            Proto::Hub => self.think_hub(game, clocks, increment, patience),
+        };
+        if result.is_err() {
+            self.kill();
+        }
+        result
+    }
+
+    fn think_uci<R: Rules>(
+        &mut self,
+        game: &Game<R>,
+        clocks: [Duration; 2],
+        increment: Duration,
+        patience: Duration,
+    ) -> Result<Reply, Failure> {
+        let mut position = if *game.start() == Position::<R>::start() {
+            "position startpos".to_string()
+        } else {
+            format!("position fen {}", write_fen(game.start()))
+        };
+        let texts = game.move_texts();
+        if !texts.is_empty() {
+            position.push_str(" moves ");
+            position.push_str(&texts.join(" "));
+        }
+        let go = match self.limit {
+            Limit::Depth(d) => format!("go depth {d}"),
+            Limit::Nodes(n) => format!("go nodes {n}"),
+            Limit::MoveTime(t) => format!("go movetime {}", t.as_millis().max(1)),
+            Limit::Clock { .. } => format!(
+                "go wtime {} btime {} winc {} binc {}",
+                clocks[0].as_millis(),
+                clocks[1].as_millis(),
+                increment.as_millis(),
+                increment.as_millis()
+            ),
+        };
+        let process = self.process.as_mut().expect("running");
+        while process.lines.try_recv().is_ok() {}
+        process.send(&position)?;
+        process.send(&go)?;
+        let started = Instant::now();
+        let deadline = started + patience;
+        let mut score = None;
+        loop {
+            let line = process.recv(deadline, started)?;
+            let mut words = line.split_whitespace();
+            match words.next() {
+                Some("info") => {
+                    let words: Vec<&str> = words.collect();
+                    if let Some(at) = words.iter().position(|w| *w == "score") {
+                        score = match (words.get(at + 1), words.get(at + 2)) {
+                            (Some(&"cp"), Some(value)) => value.parse().ok().or(score),
+                            (Some(&"mate"), Some(value)) => value
+                                .parse::<i32>()
+                                .ok()
+                                .map(|n| if n >= 0 { WIN_SCORE } else { -WIN_SCORE })
+                                .or(score),
+                            _ => score,
+                        };
+                    }
+                }
+                Some("bestmove") => {
+                    let elapsed = started.elapsed();
+                    let text = words.next().unwrap_or("").to_string();
+                    let position = game.position();
+                    let mv = parse_move_in(position, &text, &position.legal_moves())
+                        .map_err(|e| e.to_string());
+                    return Ok(Reply {
+                        text,
+                        mv,
+                        score,
+                        elapsed,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn think_hub<R: Rules>(
+        &mut self,
+        game: &Game<R>,
+        clocks: [Duration; 2],
+        increment: Duration,
+        patience: Duration,
+    ) -> Result<Reply, Failure> {
+        let hub = self.hub.expect("a Hub engine has a Hub variant");
+        let mut pos = format!("pos pos={}", hub_position(game.start(), hub.layout));
+        let mut before = *game.start();
+        let moves: Vec<String> = game
+            .moves()
+            .map(|mv| {
+                let text = hub_move::<R>(mv, hub.layout);
+                before = before.play(mv);
+                text
+            })
+            .collect();
+        if !moves.is_empty() {
+            pos.push_str(&format!(" moves=\"{}\"", moves.join(" ")));
+        }
+        let side = game.position().side_to_move();
+        let level = match self.limit {
+            Limit::Depth(d) => format!("level depth={d}"),
+            Limit::Nodes(n) => format!("level nodes={n}"),
+            Limit::MoveTime(t) => format!("level move-time={:.3}", t.as_secs_f64()),
+            // Hub's `time` leaves out the increment the engine adds before its move (Scan's
+            // protocol text; docs/hub.md).
+            Limit::Clock { .. } => format!(
+                "level time={:.3} inc={:.3}",
+                clocks[side.index()].saturating_sub(increment).as_secs_f64(),
+                increment.as_secs_f64()
+            ),
+        };
+        let process = self.process.as_mut().expect("running");
+        while process.lines.try_recv().is_ok() {}
+        process.send(&pos)?;
+        process.send(&level)?;
+        process.send("go think")?;
+        let started = Instant::now();
+        let deadline = started + patience;
+        let mut score = None;
+        loop {
+            let line = process.recv(deadline, started)?;
+            let Some(command) = parse_command(&line) else {
+                continue;
+            };
+            match command.name.as_str() {
+                "info" => {
+                    if let Some(value) = command.get("score").and_then(|s| s.parse::<f64>().ok()) {
+                        let centi = (value * 100.0).round() as i32;
+                        score = Some(if value.abs() > 90.0 {
+                            centi.signum() * (WIN_SCORE + centi.abs() - 9000)
+                        } else {
+                            centi
+                        });
+                    }
+                }
+                "done" => {
+                    let elapsed = started.elapsed();
+                    let text = command.get("move").unwrap_or("").to_string();
+                    let position = game.position();
+                    let mv = if text.is_empty() {
+                        Err("no move".to_string())
+                    } else {
+                        read_hub_move(position, &position.legal_moves(), &text, hub.layout)
+                    };
+                    return Ok(Reply {
+                        text,
+                        mv,
+                        score,
+                        elapsed,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A position as Hub's `pos=` string: the side to move, then one character per square in the
+/// layout's order (`w`/`b` men, `W`/`B` kings, `e` empty).
+pub fn hub_position<R: Rules>(position: &Position<R>, layout: Layout) -> String {
+    let squares = R::Geometry::SQUARES as u32;
+    let swapped = layout.colours_swapped();
+    let letter = |color: Color| {
+        if (color == Color::White) != swapped {
+            'W'
+        } else {
+            'B'
+        }
+    };
+    let mut text = String::new();
+    text.push(letter(position.side_to_move()));
+    let mut cells = vec!['e'; squares as usize];
+    for color in [Color::White, Color::Black] {
+        for bit in Bits(position.pieces(color)) {
+            let pdn = number_of_bit::<R>(bit as u8);
+            // `pos_square_to_pdn` is its own inverse in every layout.
+            let index = layout.pos_square_to_pdn(pdn, squares);
+            let king = position.kings() & (1u64 << bit) != 0;
+            let c = letter(color);
+            cells[index as usize - 1] = if king { c } else { c.to_ascii_lowercase() };
+        }
+    }
+    text.extend(cells);
+    text
+}
+
+/// A move as Hub writes it: `from-to`, or `fromxto` followed by every captured square.
+pub fn hub_move<R: Rules>(mv: &Move, layout: Layout) -> String {
+    let squares = R::Geometry::SQUARES as u32;
+    let name = |bit: u8| layout.move_square_to_pdn(number_of_bit::<R>(bit), squares);
+    if !mv.is_capture() {
+        return format!("{}-{}", name(mv.from), name(mv.to));
+    }
+    let mut captured: Vec<u32> = Bits(mv.captured).map(|bit| name(bit as u8)).collect();
+    captured.sort_unstable();
+    let mut text = format!("{}x{}", name(mv.from), name(mv.to));
+    for square in captured {
+        text.push_str(&format!("x{square}"));
+    }
+    text
+}

@@ -1,0 +1,213 @@
+//! Engine specifications of `damka match`: `cmd=PATH args,name=N,proto=uci|hub,option.X=V,depth=N...`.
+
+use std::fmt;
+use std::time::Duration;
+
+/// The protocol an engine speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proto {
+    /// damka's UCI dialect (docs/protocol.md).
+    Uci,
+    /// Hub v2, the Scan protocol (docs/hub.md).
+    Hub,
+}
+
+/// How long an engine may think about each move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// A fixed number of plies.
+    Depth(u32),
+    /// About this many nodes.
+    Nodes(u64),
+    /// A fixed time per move.
+    MoveTime(Duration),
+    /// A clock kept by the match tool: base time, plus the increment after every move.
+    Clock {
+        /// The time on the clock at the start of the game.
+        base: Duration,
+        /// Added after each move.
+        increment: Duration,
+    },
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Limit::Depth(d) => write!(f, "depth {d}"),
+            Limit::Nodes(n) => write!(f, "{n} nodes"),
+            Limit::MoveTime(t) => write!(f, "{} ms a move", t.as_millis()),
+            Limit::Clock { base, increment } => {
+                write!(f, "{}+{} s", base.as_secs_f64(), increment.as_secs_f64())
+            }
+        }
+    }
+}
+
+/// Reads a time control `SECONDS+INC` (`10+0.1`, `60`), seconds as reals.
+pub fn parse_tc(text: &str) -> Result<Limit, String> {
+    let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
+    let seconds = |t: &str| -> Result<Duration, String> {
+        let value: f64 = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad time control '{text}': expected SECONDS+INC, e.g. 10+0.1"))?;
+        if !value.is_finite() || !(0.0..=1e6).contains(&value) {
+            return Err(format!("bad time control '{text}': seconds out of range"));
+        }
+        Ok(Duration::from_secs_f64(value))
+    };
+    let (base, increment) = (seconds(base)?, seconds(inc)?);
+    if base.is_zero() && increment.is_zero() {
+        return Err(format!("bad time control '{text}': no time at all"));
+    }
+    Ok(Limit::Clock { base, increment })
+}
+
+/// One `--engine` argument, read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineSpec {
+    /// The name in the PDN and the tables.
+    pub name: String,
+    /// The program.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The protocol.
+    pub proto: Proto,
+    /// Options to set, in the order given (`setoption` / Hub `set-param`).
+    pub options: Vec<(String, String)>,
+    /// Its own limit, overriding the match's.
+    pub limit: Option<Limit>,
+}
+
+fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
+    value
+        .trim()
+        .parse()
+        .map_err(|_| format!("{key}={value}: expected a whole number"))
+}
+
+impl EngineSpec {
+    /// Reads `cmd=PATH [args],name=NAME,proto=uci|hub,option.NAME=VALUE,depth=N,movetime=MS,
+    /// nodes=N,tc=S+I` (any order; `cmd` required).
+    pub fn parse(text: &str) -> Result<EngineSpec, String> {
+        let mut command = None;
+        let mut name = None;
+        let mut proto = Proto::Uci;
+        let mut options = Vec::new();
+        let mut limit = None;
+        for item in text.split(',') {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            let Some((key, value)) = item.split_once('=') else {
+                return Err(format!(
+                    "'{item}' is not KEY=VALUE (keys: cmd, name, proto, option.NAME, depth, \
+                     movetime, nodes, tc)"
+                ));
+            };
+            let (key, value) = (key.trim(), value.trim());
+            let mut set_limit = |new: Limit| -> Result<(), String> {
+                if limit.replace(new).is_some() {
+                    return Err("give at most one of depth=, movetime=, nodes=, tc=".into());
+                }
+                Ok(())
+            };
+            match key {
+                "cmd" => {
+                    let words: Vec<String> = value.split_whitespace().map(String::from).collect();
+                    if words.is_empty() {
+                        return Err("cmd= is empty".into());
+                    }
+                    command = Some(words);
+                }
+                "name" if !value.is_empty() => name = Some(value.to_string()),
+                "proto" => {
+                    proto = match value.to_ascii_lowercase().as_str() {
+                        "uci" => Proto::Uci,
+                        "hub" => Proto::Hub,
+                        other => return Err(format!("proto={other}: expected uci or hub")),
+                    }
+                }
+                "depth" => match number::<u32>(key, value)? {
+                    0 => return Err("depth=0: at least 1".into()),
+                    d => set_limit(Limit::Depth(d))?,
+                },
+                "nodes" => match number::<u64>(key, value)? {
+                    0 => return Err("nodes=0: at least 1".into()),
+                    n => set_limit(Limit::Nodes(n))?,
+                },
+                "movetime" => match number::<u64>(key, value)? {
+                    0 => return Err("movetime=0: at least 1".into()),
+                    ms => set_limit(Limit::MoveTime(Duration::from_millis(ms)))?,
+                },
+                "tc" => set_limit(parse_tc(value)?)?,
+                _ => match key.strip_prefix("option.") {
+                    Some(option) if !option.is_empty() => {
+                        options.push((option.to_string(), value.to_string()))
+                    }
+                    _ => {
+                        return Err(format!(
+                            "unknown key '{key}' (keys: cmd, name, proto, option.NAME, depth, \
+                             movetime, nodes, tc)"
+                        ));
+                    }
+                },
+            }
+        }
+        let Some(mut words) = command else {
+            return Err("no cmd= (e.g. cmd=target/release/damka)".into());
+        };
+        let program = words.remove(0);
+        let name = name.unwrap_or_else(|| {
+            std::path::Path::new(&program)
+                .file_name()
+                .map_or(program.clone(), |n| n.to_string_lossy().into_owned())
+        });
+        Ok(EngineSpec {
+            name,
+            program,
+            args: words,
+            proto,
+            options,
+            limit,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_read_every_key() {
+        let spec = EngineSpec::parse(
+            "cmd=/usr/bin/dame hub,proto=hub,name=dame,option.hash=64,movetime=100",
+        )
+        .unwrap();
+        assert_eq!(spec.program, "/usr/bin/dame");
+        assert_eq!(spec.args, vec!["hub"]);
+        assert_eq!(spec.proto, Proto::Hub);
+        assert_eq!(spec.options, vec![("hash".to_string(), "64".to_string())]);
+        assert_eq!(
+            spec.limit,
+            Some(Limit::MoveTime(Duration::from_millis(100)))
+        );
+        let plain = EngineSpec::parse("cmd=target/release/damka,depth=2").unwrap();
+        assert_eq!(plain.name, "damka");
+        assert_eq!(plain.proto, Proto::Uci);
+        assert!(EngineSpec::parse("name=x").is_err());
+        assert!(EngineSpec::parse("cmd=x,bogus=1").is_err());
+        assert!(EngineSpec::parse("cmd=x,depth=2,nodes=5").is_err());
+        assert!(EngineSpec::parse("cmd=x,proto=dxp").is_err());
+        assert_eq!(
+            parse_tc("10+0.1").unwrap(),
+            Limit::Clock {
+                base: Duration::from_secs(10),
+                increment: Duration::from_millis(100)
+            }
+        );
+        assert!(parse_tc("abc").is_err());
+    }
+}

@@ -1,0 +1,339 @@
+//! `damka match` end to end: two damka processes at tiny limits make a PDN file that pydraughts
+//! (`tests/play/pdn_replay.py`, in the venv of `scripts/pyenv.sh`) reads and replays with the
+//! written results; broken engines (`tests/match/bad_engine.py`) lose by forfeit and the match
+//! goes on; bad command lines fail with one line.
+
+mod common;
+
+use common::process::{DAMKA, Run, run_damka};
+use common::{repo_root, venv_python};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(300);
+
+/// A fresh scratch file under target/ (kept after the test for inspection).
+fn scratch(name: &str) -> PathBuf {
+    let dir = repo_root().join("target/test-match");
+    std::fs::create_dir_all(&dir).expect("create target/test-match");
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn engine(spec: &str) -> String {
+    format!("cmd={DAMKA},{spec}")
+}
+
+fn run_match(args: &[&str]) -> Run {
+    let mut all = vec!["match"];
+    all.extend_from_slice(args);
+    let run = run_damka(&all, b"", LIMIT);
+    assert_eq!(
+        run.code,
+        Some(0),
+        "damka {all:?} failed:\n{}\n{}",
+        run.stderr,
+        run.stdout
+    );
+    run
+}
+
+/// pydraughts' report on each game of a PDN file (see tests/play/pdn_replay.py).
+fn pydraughts_replay(path: &Path, variant: &str) -> Vec<serde_json::Value> {
+    let python = venv_python("pydraughts", "pydraughts==0.6.7");
+    let script = repo_root().join("tests/play/pdn_replay.py");
+    let output = Command::new(&python)
+        .arg(&script)
+        .arg(path)
+        .arg(variant)
+        .output()
+        .expect("run pdn_replay.py");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "pdn_replay.py failed:\n{}\n{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("summary "))
+        .unwrap_or_else(|| panic!("no summary in:\n{stdout}"));
+    serde_json::from_str(line).expect("summary is JSON")
+}
+
+/// The table's `wins draws losses` of the first engine.
+fn table_counts(stdout: &str, name: &str) -> (u32, u32, u32) {
+    let line = stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("no table row for {name}:\n{stdout}"));
+    let numbers: Vec<u32> = line
+        .split_whitespace()
+        .skip(2)
+        .take(3)
+        .map(|w| w.parse().expect("a count"))
+        .collect();
+    (numbers[0], numbers[1], numbers[2])
+}
+
+/// Replays every game with pydraughts and checks it against its tags and the table: every
+/// move legal, a decisive game ended by the rules is over with that winner by pydraughts'
+/// rules too, and the first engine's wins, draws and losses add up to the table's.
+fn check_match(pdn: &Path, pydraughts_variant: &str, run: &Run, first: &str, games: usize) {
+    let reports = pydraughts_replay(pdn, pydraughts_variant);
+    assert_eq!(reports.len(), games, "games in {}", pdn.display());
+    let (mut wins, mut draws, mut losses) = (0, 0, 0);
+    for report in &reports {
+        let tags = &report["tags"];
+        assert!(
+            report["illegal"].is_null(),
+            "pydraughts: illegal move in {report}"
+        );
+        assert_eq!(report["replayed"], report["moves"], "{report}");
+        let result = tags["Result"].as_str().expect("Result tag");
+        let termination = tags["Termination"].as_str().expect("Termination tag");
+        let winner = match result {
+            "2-0" | "1-0" => "white",
+            "0-2" | "0-1" => "black",
+            "1-1" | "1/2-1/2" => "draw",
+            other => panic!("unexpected result {other}"),
+        };
+        if termination == "normal" && winner != "draw" {
+            assert_eq!(report["winner"], winner, "pydraughts' verdict: {report}");
+        }
+        let first_color = if tags["White"] == first {
+            "white"
+        } else {
+            "black"
+        };
+        assert!(tags["White"] == first || tags["Black"] == first, "{tags}");
+        match winner {
+            "draw" => draws += 1,
+            w if w == first_color => wins += 1,
+            _ => losses += 1,
+        }
+    }
+    assert_eq!(
+        table_counts(&run.stdout, first),
+        (wins, draws, losses),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("Elo "), "{}", run.stdout);
+}
+
+#[test]
+fn russian_depths_play_paired_openings_that_pydraughts_replays() {
+    let pdn = scratch("russian.pdn");
+    let run = run_match(&[
+        "--variant",
+        "russian",
+        "--games",
+        "6",
+        "--concurrency",
+        "2",
+        "--opening-plies",
+        "2",
+        "--seed",
+        "5",
+        "--pdn",
+        pdn.to_str().unwrap(),
+        "--engine",
+        &engine("name=d1,depth=1"),
+        "--engine",
+        &engine("name=d3,depth=3"),
+    ]);
+    check_match(&pdn, "russian", &run, "d1", 6);
+    // Both colours on each opening: the two games of a pair (rounds 2k+1, 2k+2) start with
+    // the same two plies, and the first engine has White in one and Black in the other.
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    let mut openings = std::collections::BTreeMap::new();
+    for game in text.split("[Event ").skip(1) {
+        let tag = |name: &str| {
+            let start = game.find(&format!("[{name} \"")).expect("tag") + name.len() + 3;
+            game[start..start + game[start..].find('"').unwrap()].to_string()
+        };
+        let round: usize = tag("Round").parse().unwrap();
+        let moves = game.lines().find(|l| l.starts_with("1. ")).expect("moves");
+        let plies: Vec<&str> = moves.split_whitespace().skip(1).take(2).collect();
+        openings
+            .entry((round - 1) / 2)
+            .or_insert_with(Vec::new)
+            .push((plies.join(" "), tag("White")));
+    }
+    assert_eq!(openings.len(), 3, "{text}");
+    for (pair, games) in &openings {
+        assert_eq!(games.len(), 2, "pair {pair}: {games:?}");
+        assert_eq!(games[0].0, games[1].0, "pair {pair}: {games:?}");
+        assert_ne!(games[0].1, games[1].1, "pair {pair}: {games:?}");
+    }
+}
+
+#[test]
+fn english_movetime_against_depth_replays() {
+    let pdn = scratch("english.pdn");
+    let run = run_match(&[
+        "--variant",
+        "english",
+        "--games",
+        "2",
+        "--pdn",
+        pdn.to_str().unwrap(),
+        "--engine",
+        &engine("name=mt,movetime=20"),
+        "--engine",
+        &engine("name=d2,depth=2"),
+    ]);
+    check_match(&pdn, "english", &run, "mt", 2);
+}
+
+#[test]
+fn international_uci_against_hub_on_a_clock_replays() {
+    let pdn = scratch("international.pdn");
+    let hub = format!("cmd={DAMKA} hub,proto=hub,name=hub,option.hash=8");
+    let run = run_match(&[
+        "--variant",
+        "international",
+        "--games",
+        "2",
+        "--tc",
+        "1+0.02",
+        "--max-plies",
+        "120",
+        "--pdn",
+        pdn.to_str().unwrap(),
+        "--engine",
+        &engine("name=uci,option.Hash=8"),
+        "--engine",
+        &hub,
+    ]);
+    check_match(&pdn, "standard", &run, "uci", 2);
+}
+
+fn bad_engine(mode: &str) -> String {
+    let script = repo_root().join("tests/match/bad_engine.py");
+    format!("cmd=python3 {} {mode},name=bad", script.display())
+}
+
+#[test]
+fn broken_engines_lose_by_forfeit_and_the_match_goes_on() {
+    for (mode, termination, limit) in [
+        ("illegal", "rules infraction", "--depth"),
+        ("garbage", "rules infraction", "--depth"),
+        ("hang", "stalled connection", "--depth"),
+        ("hang", "time forfeit", "--tc"),
+        ("crash", "abandoned", "--depth"),
+    ] {
+        let pdn = scratch(&format!("bad-{mode}.pdn"));
+        let limit_value = if limit == "--tc" { "0.5+0.01" } else { "2" };
+        let run = run_match(&[
+            "--variant",
+            "russian",
+            "--games",
+            "3",
+            limit,
+            limit_value,
+            "--hang-timeout",
+            "1",
+            "--verbose",
+            "--pdn",
+            pdn.to_str().unwrap(),
+            "--engine",
+            &engine("name=good"),
+            "--engine",
+            &bad_engine(mode),
+        ]);
+        assert_eq!(
+            table_counts(&run.stdout, "good"),
+            (3, 0, 0),
+            "{mode}: {}",
+            run.stdout
+        );
+        let text = std::fs::read_to_string(&pdn).unwrap();
+        assert_eq!(
+            text.matches(&format!("[Termination \"{termination}\"]"))
+                .count(),
+            3,
+            "{mode}:\n{text}"
+        );
+        assert_eq!(
+            text.matches("[TerminationDetails \"bad (").count(),
+            3,
+            "{text}"
+        );
+        assert_eq!(
+            run.stderr
+                .lines()
+                .filter(|l| l.contains(termination))
+                .count(),
+            3
+        );
+        // Every game is still a valid PDN game for pydraughts.
+        let reports = pydraughts_replay(&pdn, "russian");
+        assert_eq!(reports.len(), 3);
+        assert!(
+            reports.iter().all(|r| r["illegal"].is_null()),
+            "{reports:?}"
+        );
+    }
+}
+
+#[test]
+fn bad_command_lines_fail_with_one_line() {
+    let pdn = scratch("never.pdn");
+    let pdn = pdn.to_str().unwrap();
+    let damka = engine("name=x");
+    for (args, needle) in [
+        (
+            vec![
+                "--depth",
+                "2",
+                "--engine",
+                "cmd=/no/such/engine",
+                "--engine",
+                &damka,
+            ],
+            "cannot start",
+        ),
+        (
+            vec![
+                "--depth",
+                "2",
+                "--engine",
+                &format!("cmd={DAMKA},option.Nope=1"),
+                "--engine",
+                &damka,
+            ],
+            "unknown option 'Nope'",
+        ),
+        (
+            vec![
+                "--depth",
+                "2",
+                "--engine",
+                &format!("cmd={DAMKA},colour=red"),
+                "--engine",
+                &damka,
+            ],
+            "unknown key 'colour'",
+        ),
+        (vec!["--engine", &damka, "--engine", &damka], "has no limit"),
+        (
+            vec![
+                "--depth", "2", "--sprt", "10", "0", "0.05", "0.05", "--engine", &damka,
+                "--engine", &damka,
+            ],
+            "--sprt",
+        ),
+    ] {
+        let mut all = vec!["match", "--pdn", pdn];
+        all.extend(args.iter().copied());
+        let run = run_damka(&all, b"", LIMIT);
+        assert_eq!(run.code, Some(2), "{all:?}: {}", run.stderr);
+        assert_eq!(run.stderr.lines().count(), 1, "{all:?}: {}", run.stderr);
+        assert!(run.stderr.contains(needle), "{all:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"));
+    }
+}
