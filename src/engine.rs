@@ -6,6 +6,8 @@
 //! The variant is chosen at run time: a [`Session`] trait object wraps a `Game<R>` and is the
 //! one place where the engine dispatches into the monomorphised rules and search.
 
+use crate::eval::Weights;
+use crate::eval::weights::for_variant;
 use crate::game::Game;
 use crate::notation::diagram::diagram;
 use crate::notation::fen::{parse_fen, write_fen};
@@ -188,6 +190,12 @@ pub enum OptionKind {
     },
     /// An action without a value.
     Button,
+    /// Free text (a file name); `<empty>` is written for the empty default, as UCI GUIs
+    /// expect.
+    Text {
+        /// Default.
+        default: &'static str,
+    },
 }
 
 /// One option the engine understands.
@@ -254,6 +262,10 @@ pub fn option_specs() -> Vec<OptionSpec> {
             name: "Clear Hash",
             kind: OptionKind::Button,
         },
+        OptionSpec {
+            name: "EvalFile",
+            kind: OptionKind::Text { default: "" },
+        },
     ]
 }
 
@@ -270,6 +282,20 @@ pub struct Options {
     pub ponder: bool,
     /// Milliseconds kept in hand per move for communication delays.
     pub move_overhead_ms: u64,
+    /// The weights file loaded by `EvalFile` (empty: the built-in weights).
+    pub eval_file: String,
+    /// That file's text, checked when it was loaded; its fields replace those of the
+    /// current variant's built-in set at each search.
+    pub eval_text: Option<String>,
+}
+
+impl Options {
+    /// The weights `EvalFile` gives `variant`, or `None` for its built-in set.
+    pub fn weights_for(&self, variant: Variant) -> Option<Weights> {
+        let text = self.eval_text.as_deref()?;
+        // The text was checked when loaded, and every set has the same fields.
+        for_variant(variant).parse_text(text).ok()
+    }
 }
 
 impl Default for Options {
@@ -280,6 +306,8 @@ impl Default for Options {
             multipv: 1,
             ponder: false,
             move_overhead_ms: 30,
+            eval_file: String::new(),
+            eval_text: None,
         }
     }
 }
@@ -297,8 +325,9 @@ pub trait Session: Send {
     fn diagram(&self) -> String;
     /// The side to move.
     fn side_to_move(&self) -> Color;
-    /// The static evaluation of the current position, centi-men for the side to move.
-    fn evaluate(&self) -> i32;
+    /// The static evaluation of the current position, centi-men for the side to move, with
+    /// `weights` or (`None`) the variant's built-in set.
+    fn evaluate(&self, weights: Option<&Weights>) -> i32;
     /// The legal moves, as text.
     fn legal_moves(&self) -> Vec<String>;
     /// Perft split by root move.
@@ -386,8 +415,11 @@ impl<R: Rules> Session for GameSession<R> {
         self.position().side_to_move()
     }
 
-    fn evaluate(&self) -> i32 {
-        crate::eval::evaluate(self.position())
+    fn evaluate(&self, weights: Option<&Weights>) -> i32 {
+        match weights {
+            None => crate::eval::evaluate(self.position()),
+            Some(weights) => crate::eval::evaluate_with(self.position(), weights),
+        }
     }
 
     fn legal_moves(&self) -> Vec<String> {
@@ -459,7 +491,8 @@ impl<R: Rules> Session for GameSession<R> {
             },
         };
         request.tt.new_search();
-        let shared = Arc::new(Shared::new(Arc::clone(&request.tt), untimed));
+        let weights = request.options.weights_for(R::VARIANT);
+        let shared = Arc::new(Shared::new(Arc::clone(&request.tt), untimed).with_weights(weights));
         let threads = request.options.threads.max(1);
         let events = request.events;
         let thread_shared = Arc::clone(&shared);
@@ -576,6 +609,12 @@ impl Engine {
         &*self.session
     }
 
+    /// The static evaluation of the current position with the weights in force.
+    pub fn evaluate(&self) -> i32 {
+        let weights = self.options.weights_for(self.variant());
+        self.session.evaluate(weights.as_ref())
+    }
+
     /// True while a search runs (until its `BestMove` was sent).
     pub fn is_searching(&self) -> bool {
         self.search
@@ -655,6 +694,22 @@ impl Engine {
                     return Err(EngineError::Busy("clear the hash"));
                 }
                 self.tt.clear();
+            }
+            OptionKind::Text { .. } => {
+                // `EvalFile`, the only text option. A file that cannot be read or parsed is
+                // refused whole: the weights in force stay.
+                if value.is_empty() || value == "<empty>" {
+                    self.options.eval_file.clear();
+                    self.options.eval_text = None;
+                    return Ok(());
+                }
+                let text = std::fs::read_to_string(value)
+                    .map_err(|e| bad(format!("a readable weights file ({e})")))?;
+                for_variant(self.variant())
+                    .parse_text(&text)
+                    .map_err(|e| bad(format!("a weights file ({e})")))?;
+                self.options.eval_file = value.to_string();
+                self.options.eval_text = Some(text);
             }
         }
         Ok(())

@@ -281,6 +281,7 @@ fn handshake_lists_every_option_then_uciok() {
         "option name Variant type combo default english var english var international \
          var brazilian var russian var pool var italian var spanish var czech var towers",
         "option name Clear Hash type button",
+        "option name EvalFile type string default <empty>",
     ];
     assert_eq!(options, expected);
     assert!(damka.sync().is_empty());

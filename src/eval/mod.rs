@@ -321,9 +321,18 @@ fn scale_drawish<R: Rules>(
     kings: Bitboard,
     w: &Weights,
 ) -> i32 {
+    match drawish_divisor::<R>(strong, weak, kings, w) {
+        1 => score,
+        divisor => score / divisor,
+    }
+}
+
+/// The divisor [`scale_drawish`] applies to a lead of the side owning `strong` (1 = none).
+#[inline(always)]
+fn drawish_divisor<R: Rules>(strong: Bitboard, weak: Bitboard, kings: Bitboard, w: &Weights) -> i32 {
     let weak_kings = weak & kings;
     if weak_kings == 0 {
-        return score;
+        return 1;
     }
     let strong_pieces = strong.count_ones() as i32;
     let lone_king_on_diagonal =
@@ -331,15 +340,29 @@ fn scale_drawish<R: Rules>(
     if strong_pieces <= w.drawish_pieces
         || (lone_king_on_diagonal && strong_pieces <= w.drawish_pieces_diagonal)
     {
-        return score / w.drawish_divisor.max(1);
+        return w.drawish_divisor.max(1);
     }
     let strong_kings = (strong & kings).count_ones() as i32;
     let men_difference =
         (strong & !kings).count_ones() as i32 - (weak & !kings).count_ones() as i32;
     if strong_kings == weak_kings.count_ones() as i32 && men_difference.abs() <= 1 {
-        return score / w.king_parity_divisor.max(1);
+        return w.king_parity_divisor.max(1);
     }
-    score
+    1
+}
+
+/// The divisors the evaluation applies to a White lead and to a Black lead in `position`
+/// under the drawish-material rules of `w` (1 = the lead counts in full). Besides these
+/// divisions and the side-to-move bonus, the score is linear in the weights, which is what a
+/// tuner needs to know.
+pub fn lead_divisors<R: Rules>(position: &Position<R>, w: &Weights) -> (i32, i32) {
+    let white = position.pieces(Color::White);
+    let black = position.pieces(Color::Black);
+    let kings = position.kings();
+    (
+        drawish_divisor::<R>(white, black, kings, w),
+        drawish_divisor::<R>(black, white, kings, w),
+    )
 }
 
 #[cfg(test)]

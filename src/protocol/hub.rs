@@ -717,6 +717,12 @@ impl Hub {
                 .engine
                 .set_option("Threads", value)
                 .map_err(|e| e.to_string()),
+            // Accepted but not listed at start-up: a string parameter with an empty value is
+            // not something every Hub client parses.
+            "evalfile" | "eval-file" => self
+                .engine
+                .set_option("EvalFile", value)
+                .map_err(|e| e.to_string()),
             _ => Err(format!("unknown parameter '{name}'")),
         };
         if let Err(message) = result {

@@ -320,6 +320,10 @@ fn option_line(spec: &OptionSpec) -> String {
             var: values.iter().map(|v| v.to_string()).collect(),
         },
         OptionKind::Button => UciOptionConfig::Button { name },
+        OptionKind::Text { default } => UciOptionConfig::String {
+            name,
+            default: Some(if default.is_empty() { "<empty>" } else { default }.to_string()),
+        },
     };
     UciMessage::Option(config).serialize()
 }
@@ -477,11 +481,10 @@ impl Front {
             Command::Quit => {}
             Command::Display => self.display(),
             Command::Eval => {
-                let session = self.engine.session();
                 self.out.line(&format!(
                     "Eval: {} cp ({} to move; positive is good for the side to move)",
-                    session.evaluate(),
-                    session.side_to_move().name()
+                    self.engine.evaluate(),
+                    self.engine.session().side_to_move().name()
                 ));
             }
             Command::Perft(depth) => self.perft(depth),
@@ -543,6 +546,11 @@ impl Front {
             options.move_overhead_ms,
             session.variant()
         ));
+        if !options.eval_file.is_empty() {
+            // Shown only when set, so the line is unchanged for the built-in weights.
+            let last = lines.len() - 1;
+            lines[last].push_str(&format!("; EvalFile {}", options.eval_file));
+        }
         self.out.lines(&lines);
     }
 

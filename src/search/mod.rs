@@ -11,7 +11,7 @@
 pub mod time;
 pub mod tt;
 
-use crate::eval::evaluate;
+use crate::eval::{Weights, evaluate, evaluate_with};
 use crate::movegen::MoveList;
 use crate::position::{Move, Position};
 use crate::rules::Rules;
@@ -61,6 +61,9 @@ pub struct Shared {
     pub tt: Arc<TranspositionTable>,
     /// When the search started.
     pub start: Instant,
+    /// Weights to evaluate with instead of the variant's built-in set (the `EvalFile`
+    /// option); `None` keeps the built-in set, which the compiler inlines as constants.
+    pub weights: Option<Weights>,
 }
 
 impl Shared {
@@ -74,7 +77,14 @@ impl Shared {
             nodes: AtomicU64::new(0),
             tt,
             start: Instant::now(),
+            weights: None,
         }
+    }
+
+    /// The same state, evaluating with `weights` (`None`: the built-in set).
+    pub fn with_weights(mut self, weights: Option<Weights>) -> Self {
+        self.weights = weights;
+        self
     }
 
     /// Milliseconds since the search started.
@@ -604,7 +614,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
         }
         self.seldepth = self.seldepth.max(ply);
         if ply >= MAX_PLY - 1 {
-            return evaluate(position);
+            return self.evaluate(position);
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
         list.clear();
@@ -614,7 +624,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             if position.count_steps() == 0 && !position.has_capture() {
                 return -(WIN - ply as i32);
             }
-            return evaluate(position);
+            return self.evaluate(position);
         }
         let mut best = -INFINITE;
         let count = list.len();
@@ -638,6 +648,15 @@ impl<'a, R: Rules> Searcher<'a, R> {
         }
         self.lists[ply] = list;
         best
+    }
+
+    /// The static evaluation, with the weights in force.
+    #[inline(always)]
+    fn evaluate(&self, position: &Position<R>) -> i32 {
+        match &self.shared.weights {
+            None => evaluate(position),
+            Some(weights) => evaluate_with(position, weights),
+        }
     }
 
     fn order_score(&self, mv: &Move, tt_move: Option<&tt::TtEntry>, ply: usize) -> i32 {
