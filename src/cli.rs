@@ -129,6 +129,82 @@ enum Command {
         #[arg(long)]
         svg: Option<std::path::PathBuf>,
     },
+    /// Tune the evaluation weights: `gen` writes quiet self-play positions with the game
+    /// result, `fit` fits the weights to them (Texel's method); see docs/tools.md.
+    ///
+    /// Example: damka tune gen --variant international --games 2000 --out data.txt
+    #[command(subcommand)]
+    Tune(TuneCommand),
+}
+
+/// The steps of `damka tune`.
+#[derive(Subcommand, Debug)]
+enum TuneCommand {
+    /// Play self-play games from random openings and write their quiet positions as
+    /// `FEN;RESULT` lines (the result from White's side: 1, 0.5, 0).
+    ///
+    /// Example: damka tune gen --variant international --games 2000 --depth 6 --out data.txt
+    Gen {
+        /// The rule set.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// Games to play.
+        #[arg(long)]
+        games: usize,
+        /// Plies searched a move.
+        #[arg(long, default_value_t = 6, conflicts_with = "nodes")]
+        depth: u32,
+        /// Nodes searched a move, instead of a depth.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Random plies at the start of each game.
+        #[arg(long, default_value_t = 8)]
+        opening_plies: u32,
+        /// Seed of the random openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Games played at once, one thread each.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Plies after which an unfinished game counts as a draw.
+        #[arg(long, default_value_t = 400)]
+        max_plies: usize,
+        /// Redraw a random opening that a 4-ply search scores beyond this (centi-men).
+        #[arg(long, default_value_t = 60)]
+        max_opening_score: i32,
+        /// The output file.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
+    /// Fit the weights of a variant to `FEN;RESULT` lines by Texel's method and write them
+    /// as a weights file (the `EvalFile` option loads it).
+    ///
+    /// Example: damka tune fit data.txt --variant international --out tuned.txt
+    Fit {
+        /// The positions, as `damka tune gen` writes them.
+        file: std::path::PathBuf,
+        /// The rule set of every position in the file.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// Passes of gradient descent.
+        #[arg(long, default_value_t = 1000)]
+        epochs: usize,
+        /// Adam's step size, in centi-men.
+        #[arg(long, default_value_t = 1.0)]
+        learning_rate: f64,
+        /// Strength of the pull towards the hand-set values.
+        #[arg(long, default_value_t = 0.0)]
+        l2: f64,
+        /// Weights to keep at their hand-set values (names or prefixes, comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        fix: Vec<String>,
+        /// Share of the positions (the file's end) held out to check the fit.
+        #[arg(long, default_value_t = 0.1)]
+        holdout: f64,
+        /// The weights file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
 }
 
 /// A side of the board, as the command line names it.
@@ -187,7 +263,57 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Some(Command::Show { fen, variant, svg }) => {
             crate::tools::show::run(&fen, variant, svg.as_deref())
         }
+        Some(Command::Tune(command)) => run_tune(command),
         None => crate::protocol::uci::run_stdio(),
+    }
+}
+
+fn run_tune(command: TuneCommand) -> i32 {
+    use crate::tools::{tune, tune_fit};
+    match command {
+        TuneCommand::Gen {
+            variant,
+            games,
+            depth,
+            nodes,
+            opening_plies,
+            seed,
+            threads,
+            max_plies,
+            max_opening_score,
+            out,
+        } => tune::run_gen(&tune::GenConfig {
+            variant,
+            games,
+            depth,
+            nodes,
+            opening_plies,
+            seed,
+            threads,
+            max_plies,
+            max_opening_score,
+            out,
+        }),
+        TuneCommand::Fit {
+            file,
+            variant,
+            epochs,
+            learning_rate,
+            l2,
+            fix,
+            holdout,
+            out,
+        } => {
+            let config = tune_fit::FitConfig {
+                epochs,
+                learning_rate,
+                l2,
+                fixed: fix,
+                holdout,
+            };
+            let command: Vec<String> = std::env::args().collect();
+            tune_fit::run_fit(&file, variant, &config, &out, &command.join(" "))
+        }
     }
 }
 

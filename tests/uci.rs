@@ -681,6 +681,92 @@ fn d_eval_and_perft() {
     assert!(damka.sync().is_empty());
 }
 
+impl Damka {
+    /// The centi-men of `eval`.
+    fn eval(&mut self) -> i32 {
+        self.send("eval");
+        let line = self.line_within(TIMEOUT);
+        let words: Vec<&str> = line.split(' ').collect();
+        assert_eq!(words[0], "Eval:", "{line}");
+        words[1].parse().expect("a number")
+    }
+}
+
+#[test]
+fn eval_file_loads_weights_and_a_bad_file_keeps_the_previous_ones() {
+    use damka::eval::evaluate_with;
+    use damka::eval::weights::INTERNATIONAL;
+    use damka::notation::fen::parse_fen;
+    use damka::rules::International;
+
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("uci-eval-file");
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("a temporary file");
+        path.display().to_string()
+    };
+    let built_in = write("built-in.txt", &INTERNATIONAL.to_text());
+    let changed = damka::eval::Weights {
+        centre: 40,
+        mobility: 9,
+        advance_opening: [0, 3, 5, 7, 9, 11, 13, 15, 17, 0],
+        ..INTERNATIONAL
+    };
+    let other = write("other.txt", &changed.to_text());
+    let broken = write("broken.txt", "centre 40\nmobility lots\n");
+    let unknown = write("unknown.txt", "# a comment\nno_such_weight 3\n");
+
+    let mut damka = Damka::start();
+    damka.accepted("setoption name Variant value international");
+    damka.accepted("position startpos moves 32-28 19-23 28x19 14x23 37-32");
+    let fen = damka.fen();
+    let position = parse_fen::<International>(&fen).expect("the engine's FEN reads");
+    let default = damka.eval();
+    assert_eq!(default, evaluate_with(&position, &INTERNATIONAL));
+
+    // The built-in set written out and read back scores the same.
+    damka.accepted(&format!("setoption name EvalFile value {built_in}"));
+    assert_eq!(damka.eval(), default);
+
+    // Another set is used by `eval` and by the search.
+    damka.accepted(&format!("setoption name EvalFile value {other}"));
+    let tuned = evaluate_with(&position, &changed);
+    assert_ne!(
+        tuned, default,
+        "the test weights change this position's score"
+    );
+    assert_eq!(damka.eval(), tuned);
+    assert!(
+        damka
+            .display()
+            .options
+            .ends_with(&format!("; EvalFile {other}")),
+        "d names the file"
+    );
+    let (_, best, _) = damka.go_legal(&format!("position fen {fen}"), "go depth 4");
+    assert!(!best.is_empty());
+
+    // Bad files are refused with one error line and the loaded weights stay.
+    for bad in [
+        broken.as_str(),
+        unknown.as_str(),
+        "/no/such/weights/file.txt",
+    ] {
+        let error = damka.refused(&format!("setoption name EvalFile value {bad}"));
+        assert!(error.contains("EvalFile"), "{error}");
+        assert_eq!(damka.eval(), tuned, "{bad}");
+    }
+
+    // Empty (or `<empty>`, as `uci` lists the default) goes back to the built-in set.
+    damka.accepted("setoption name EvalFile value <empty>");
+    assert_eq!(damka.eval(), default);
+    damka.accepted(&format!("setoption name EvalFile value {other}"));
+    damka.accepted("setoption name EvalFile");
+    assert_eq!(damka.eval(), default);
+    assert!(!damka.display().options.contains("EvalFile"));
+}
+
 #[test]
 fn bad_input_gets_one_error_line_and_keeps_the_position() {
     let mut damka = Damka::start();

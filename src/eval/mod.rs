@@ -329,7 +329,12 @@ fn scale_drawish<R: Rules>(
 
 /// The divisor [`scale_drawish`] applies to a lead of the side owning `strong` (1 = none).
 #[inline(always)]
-fn drawish_divisor<R: Rules>(strong: Bitboard, weak: Bitboard, kings: Bitboard, w: &Weights) -> i32 {
+fn drawish_divisor<R: Rules>(
+    strong: Bitboard,
+    weak: Bitboard,
+    kings: Bitboard,
+    w: &Weights,
+) -> i32 {
     let weak_kings = weak & kings;
     if weak_kings == 0 {
         return 1;

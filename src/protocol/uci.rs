@@ -322,7 +322,14 @@ fn option_line(spec: &OptionSpec) -> String {
         OptionKind::Button => UciOptionConfig::Button { name },
         OptionKind::Text { default } => UciOptionConfig::String {
             name,
-            default: Some(if default.is_empty() { "<empty>" } else { default }.to_string()),
+            default: Some(
+                if default.is_empty() {
+                    "<empty>"
+                } else {
+                    default
+                }
+                .to_string(),
+            ),
         },
     };
     UciMessage::Option(config).serialize()

@@ -5,3 +5,5 @@ pub mod matches;
 pub mod play;
 pub mod show;
 pub mod svg;
+pub mod tune;
+pub mod tune_fit;

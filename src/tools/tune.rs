@@ -1,0 +1,226 @@
+//! `damka tune gen`: self-play games that write quiet positions labelled with the game result, the data of `damka tune fit`.
+//!
+//! Each game starts with a few random ("balloted") plies from the start position, so that
+//! games differ, then the engine plays both sides at a small fixed depth or node count on one
+//! thread with a table of its own. Every quiet position after the opening (no capture for
+//! either side: captures are compulsory, so a position with one is about to change and its
+//! static score means little) is written as `FEN;RESULT`, the result from White's point of
+//! view: 1, 0.5 or 0. Texel's tuning method (Peter Österlund's description on the
+//! chessprogramming wiki) fits the evaluation to exactly such data.
+//!
+//! Games run on `--threads` threads, each game on one; a game depends only on the seed and
+//! its number, and the file is written in game order, so the output does not depend on the
+//! thread count.
+
+use crate::game::{Game, Outcome};
+use crate::notation::fen::write_fen;
+use crate::position::Position;
+use crate::rules::{Color, Rules, Variant};
+use crate::search::tt::TranspositionTable;
+use crate::search::{GameContext, Limits, Searcher, Shared};
+use crate::with_variant;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// What `damka tune gen` was asked for.
+#[derive(Clone, Debug)]
+pub struct GenConfig {
+    /// The rule set.
+    pub variant: Variant,
+    /// Games to play.
+    pub games: usize,
+    /// Plies searched a move (used when `nodes` is `None`).
+    pub depth: u32,
+    /// Nodes searched a move, instead of a depth.
+    pub nodes: Option<u64>,
+    /// Random plies at the start of each game.
+    pub opening_plies: u32,
+    /// Seed of the random openings.
+    pub seed: u64,
+    /// Games played at once (one thread each).
+    pub threads: usize,
+    /// Plies after which an unfinished game counts as a draw.
+    pub max_plies: usize,
+    /// Largest score (centi-men) of a 4-ply search after the random opening; a more
+    /// lopsided opening is drawn again.
+    pub max_opening_score: i32,
+    /// The output file.
+    pub out: PathBuf,
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): small, seedable, good enough for openings.
+#[derive(Clone, Debug)]
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// True when neither side has a capture: the position is quiet.
+pub fn is_quiet<R: Rules>(position: &Position<R>) -> bool {
+    !position.has_capture()
+        && !position
+            .with_side_to_move(position.side_to_move().opponent())
+            .has_capture()
+}
+
+/// The result text of a finished game from White's point of view.
+fn result_text(outcome: Option<Outcome>) -> &'static str {
+    match outcome {
+        Some(Outcome::Win(Color::White)) => "1",
+        Some(Outcome::Win(Color::Black)) => "0",
+        _ => "0.5",
+    }
+}
+
+/// Plays game number `index` and returns its `FEN;RESULT` lines.
+pub fn play_game<R: Rules>(config: &GenConfig, index: u64) -> Vec<String> {
+    let mut rng = SplitMix(config.seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
+    let tt = Arc::new(TranspositionTable::new(4));
+    let limits = Limits {
+        depth: if config.nodes.is_some() {
+            None
+        } else {
+            Some(config.depth.max(1))
+        },
+        nodes: config.nodes,
+        multipv: 1,
+        ..Limits::default()
+    };
+    // The balloted opening. Random moves often give a man away (captures are compulsory),
+    // so a line that a short search finds lopsided, or that ends the game, is drawn again:
+    // the games should mostly start from playable positions, as in opening books.
+    let mut game = Game::<R>::default();
+    for attempt in 0..200 {
+        game = Game::<R>::default();
+        for _ in 0..config.opening_plies {
+            let legal = game.legal_moves();
+            if legal.is_empty() || game.outcome().is_some() {
+                break;
+            }
+            game.play(legal.as_slice()[rng.below(legal.len())]);
+        }
+        if game.outcome().is_some() {
+            continue;
+        }
+        let check = Limits {
+            depth: Some(4),
+            multipv: 1,
+            ..Limits::default()
+        };
+        let shared = Shared::new(Arc::clone(&tt), false);
+        let score = Searcher::<R>::new(&shared, &check, 0)
+            .run(game.position(), &GameContext::default(), &mut |_| {})
+            .score;
+        if score.abs() <= config.max_opening_score || attempt == 199 {
+            break;
+        }
+    }
+    tt.clear();
+    let mut quiet = Vec::new();
+    while game.outcome().is_none() && game.ply() < config.max_plies {
+        let position = *game.position();
+        if is_quiet(&position) {
+            quiet.push(write_fen(&position));
+        }
+        let context = GameContext {
+            reversible_hashes: {
+                let hashes: Vec<u64> = game.positions().map(|p| p.hash()).collect();
+                let current = hashes.len() - 1;
+                hashes[current.saturating_sub(game.reversible_plies() as usize)..current].to_vec()
+            },
+        };
+        tt.new_search();
+        let shared = Shared::new(Arc::clone(&tt), false);
+        let mut searcher = Searcher::<R>::new(&shared, &limits, 0);
+        let outcome = searcher.run(&position, &context, &mut |_| {});
+        let Some(best) = outcome.best else {
+            break;
+        };
+        game.play(best);
+    }
+    let result = result_text(game.outcome());
+    quiet
+        .into_iter()
+        .map(|fen| format!("{fen};{result}"))
+        .collect()
+}
+
+/// Runs `damka tune gen`; returns the exit code.
+pub fn run_gen(config: &GenConfig) -> i32 {
+    let mut file = match std::fs::File::create(&config.out) {
+        Ok(file) => std::io::BufWriter::new(file),
+        Err(error) => {
+            eprintln!(
+                "damka tune gen: cannot write {}: {error}",
+                config.out.display()
+            );
+            return 2;
+        }
+    };
+    let bar = ProgressBar::new(config.games as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} games, {msg} positions, eta {eta}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    let next = AtomicUsize::new(0);
+    let positions = AtomicUsize::new(0);
+    let results: Mutex<Vec<Vec<String>>> = Mutex::new(vec![Vec::new(); config.games]);
+    std::thread::scope(|scope| {
+        for _ in 0..config.threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= config.games {
+                        break;
+                    }
+                    let lines =
+                        with_variant!(config.variant, R => play_game::<R>(config, index as u64));
+                    let total = positions.fetch_add(lines.len(), Ordering::Relaxed) + lines.len();
+                    results.lock().expect("no thread panicked")[index] = lines;
+                    bar.set_message(total.to_string());
+                    bar.inc(1);
+                }
+            });
+        }
+    });
+    bar.finish();
+    let results = results.into_inner().expect("no thread panicked");
+    let mut count = 0;
+    for line in results.iter().flatten() {
+        count += 1;
+        if writeln!(file, "{line}").is_err() {
+            eprintln!("damka tune gen: cannot write {}", config.out.display());
+            return 2;
+        }
+    }
+    if file.flush().is_err() {
+        eprintln!("damka tune gen: cannot write {}", config.out.display());
+        return 2;
+    }
+    eprintln!(
+        "damka tune gen: {count} positions from {} games written to {}",
+        config.games,
+        config.out.display()
+    );
+    0
+}
