@@ -143,39 +143,8 @@ enum TuneCommand {
     /// Play self-play games from random openings and write their quiet positions as
     /// `FEN;RESULT` lines (the result from White's side: 1, 0.5, 0).
     ///
-    /// Example: damka tune gen --variant international --games 2000 --depth 6 --out data.txt
-    Gen {
-        /// The rule set.
-        #[arg(long, short, default_value = "english")]
-        variant: Variant,
-        /// Games to play.
-        #[arg(long)]
-        games: usize,
-        /// Plies searched a move.
-        #[arg(long, default_value_t = 6, conflicts_with = "nodes")]
-        depth: u32,
-        /// Nodes searched a move, instead of a depth.
-        #[arg(long)]
-        nodes: Option<u64>,
-        /// Random plies at the start of each game.
-        #[arg(long, default_value_t = 8)]
-        opening_plies: u32,
-        /// Seed of the random openings.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Games played at once, one thread each.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Plies after which an unfinished game counts as a draw.
-        #[arg(long, default_value_t = 400)]
-        max_plies: usize,
-        /// Redraw a random opening that a 4-ply search scores beyond this (centi-men).
-        #[arg(long, default_value_t = 60)]
-        max_opening_score: i32,
-        /// The output file.
-        #[arg(long)]
-        out: std::path::PathBuf,
-    },
+    /// Example: damka tune gen --variant international --games 2000 --depth 7 --out data.txt
+    Gen(crate::tools::tune::GenConfig),
     /// Fit the weights of a variant to `FEN;RESULT` lines by Texel's method and write them
     /// as a weights file (the `EvalFile` option loads it).
     ///
@@ -271,29 +240,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
 fn run_tune(command: TuneCommand) -> i32 {
     use crate::tools::{tune, tune_fit};
     match command {
-        TuneCommand::Gen {
-            variant,
-            games,
-            depth,
-            nodes,
-            opening_plies,
-            seed,
-            threads,
-            max_plies,
-            max_opening_score,
-            out,
-        } => tune::run_gen(&tune::GenConfig {
-            variant,
-            games,
-            depth,
-            nodes,
-            opening_plies,
-            seed,
-            threads,
-            max_plies,
-            max_opening_score,
-            out,
-        }),
+        TuneCommand::Gen(config) => tune::run_gen(&config),
         TuneCommand::Fit {
             file,
             variant,

@@ -26,29 +26,39 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// What `damka tune gen` was asked for.
-#[derive(Clone, Debug)]
+/// What `damka tune gen` was asked for (its command-line options).
+#[derive(Clone, Debug, clap::Args)]
 pub struct GenConfig {
     /// The rule set.
+    #[arg(long, short, default_value = "english")]
     pub variant: Variant,
     /// Games to play.
+    #[arg(long)]
     pub games: usize,
-    /// Plies searched a move (used when `nodes` is `None`).
+    /// Plies searched a move.
+    #[arg(long, default_value_t = 6, conflicts_with = "nodes")]
     pub depth: u32,
     /// Nodes searched a move, instead of a depth.
+    #[arg(long)]
     pub nodes: Option<u64>,
     /// Random plies at the start of each game.
+    #[arg(long, default_value_t = 8)]
     pub opening_plies: u32,
     /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Games played at once (one thread each).
+    /// Games played at once, one thread each.
+    #[arg(long, default_value_t = 1)]
     pub threads: usize,
     /// Plies after which an unfinished game counts as a draw.
+    #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
     /// Largest score (centi-men) of a 4-ply search after the random opening; a more
     /// lopsided opening is drawn again.
+    #[arg(long, default_value_t = 60)]
     pub max_opening_score: i32,
     /// The output file.
+    #[arg(long)]
     pub out: PathBuf,
 }
 
