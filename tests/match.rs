@@ -337,3 +337,120 @@ fn bad_command_lines_fail_with_one_line() {
         assert!(!run.stderr.contains("panicked"));
     }
 }
+
+#[test]
+fn sprt_stops_as_soon_as_the_test_decides() {
+    let pdn = scratch("sprt.pdn");
+    let run = run_match(&[
+        "--variant",
+        "russian",
+        "--games",
+        "400",
+        "--sprt",
+        "0",
+        "50",
+        "0.05",
+        "0.05",
+        "--pdn",
+        pdn.to_str().unwrap(),
+        "--engine",
+        &engine("name=d4,depth=4"),
+        "--engine",
+        &engine("name=d1,depth=1"),
+    ]);
+    assert!(run.stdout.contains("H1 accepted"), "{}", run.stdout);
+    let (w, d, l) = table_counts(&run.stdout, "d4");
+    let games = (w + d + l) as usize;
+    assert!(games < 400, "{}", run.stdout);
+    check_match(&pdn, "russian", &run, "d4", games);
+}
+
+#[test]
+fn score_adjudication_ends_lopsided_games() {
+    let pdn = scratch("adjudicate.pdn");
+    let run = run_match(&[
+        "--variant",
+        "russian",
+        "--games",
+        "6",
+        "--adjudicate",
+        "300:3",
+        "--pdn",
+        pdn.to_str().unwrap(),
+        "--engine",
+        &engine("name=d5,depth=5"),
+        "--engine",
+        &engine("name=d1,depth=1"),
+    ]);
+    check_match(&pdn, "russian", &run, "d5", 6);
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    assert!(text.contains("[Termination \"adjudication\"]"), "{text}");
+    assert!(
+        text.contains("by adjudication: both engines scored it"),
+        "{text}"
+    );
+}
+
+#[test]
+fn openings_from_fen_and_pdn_files() {
+    let fens = scratch("openings.fen");
+    // Russian after 1. c3-d4 (Black to move) and after 1. c3-d4 f6-g5 (White to move).
+    std::fs::write(
+        &fens,
+        "# two openings\nB:W18,21,23-32:B1-12\nW:W18,21,23-32:B1-10,12,16\n",
+    )
+    .unwrap();
+    let pdn = scratch("from-fen.pdn");
+    let run = run_match(&[
+        "--variant",
+        "russian",
+        "--games",
+        "4",
+        "--depth",
+        "2",
+        "--openings",
+        fens.to_str().unwrap(),
+        "--pdn",
+        pdn.to_str().unwrap(),
+        "--engine",
+        &engine("name=a"),
+        "--engine",
+        &engine("name=b,depth=3"),
+    ]);
+    check_match(&pdn, "russian", &run, "a", 4);
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    assert_eq!(text.matches("[FEN \"").count(), 4, "{text}");
+
+    let games = scratch("openings.pdn");
+    std::fs::write(
+        &games,
+        "[Event \"openings\"]\n[Result \"*\"]\n\n1. c3-d4 f6-g5 2. g3-f4 {main line} *\n\n\
+         [Event \"openings\"]\n[Result \"*\"]\n\n1. a3-b4 b6-a5 *\n",
+    )
+    .unwrap();
+    let pdn = scratch("from-pdn.pdn");
+    let run = run_match(&[
+        "--variant",
+        "russian",
+        "--games",
+        "4",
+        "--depth",
+        "2",
+        "--openings",
+        games.to_str().unwrap(),
+        "--pdn",
+        pdn.to_str().unwrap(),
+        "--engine",
+        &engine("name=a"),
+        "--engine",
+        &engine("name=b,depth=3"),
+    ]);
+    check_match(&pdn, "russian", &run, "a", 4);
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    assert_eq!(
+        text.matches("1. c3-d4 f6-g5 2. g3-f4 ").count(),
+        2,
+        "{text}"
+    );
+    assert_eq!(text.matches("1. a3-b4 b6-a5 2. ").count(), 2, "{text}");
+}

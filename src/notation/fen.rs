@@ -5,7 +5,7 @@
 //! (also `K1-3`), PDN numbers always and algebraic squares on 8x8 boards (`W:Wa1,c3:Bb6,Kd8`),
 //! surrounding quotes and a final `.` tolerated. Written: numbers, each list sorted.
 
-use super::{SquareError, number_of_bit, parse_square};
+use super::{SquareError, bit_of_number, number_of_bit, parse_square};
 use crate::board::{Bitboard, Bits, Geometry};
 use crate::position::Position;
 use crate::rules::{Color, Rules};
@@ -189,6 +189,22 @@ fn squares_of_token<R: Rules>(body: &str, token: &str) -> Result<Vec<u8>, ParseF
 
 /// Writes a position as PDN FEN with numeric squares: `W:W31,32,K40:B1,2`.
 pub fn write_fen<R: Rules>(position: &Position<R>) -> String {
+    write_fen_with::<R>(position, |bit| number_of_bit::<R>(bit).to_string())
+}
+
+/// Writes a position as a PDN file's `FEN` tag: numeric squares, except algebraic ones
+/// (`W:Wa1,c3:Bb6`) in the variants whose moves are algebraic (Russian, Brazilian), as their
+/// PDN readers (pydraughts, lidraughts) expect.
+pub fn write_pdn_fen<R: Rules>(position: &Position<R>) -> String {
+    if R::NOTATION == crate::rules::MoveNotation::Algebraic {
+        write_fen_with::<R>(position, |bit| super::algebraic_of_bit::<R>(bit))
+    } else {
+        write_fen(position)
+    }
+}
+
+/// Writes a position with each square named by `name`, each list in square-number order.
+fn write_fen_with<R: Rules>(position: &Position<R>, name: impl Fn(u8) -> String) -> String {
     let list = |color: Color| -> String {
         let mut squares: Vec<(u32, bool)> = Bits(position.pieces(color))
             .map(|bit| {
@@ -201,7 +217,10 @@ pub fn write_fen<R: Rules>(position: &Position<R>) -> String {
         squares.sort_unstable();
         squares
             .iter()
-            .map(|&(n, king)| if king { format!("K{n}") } else { n.to_string() })
+            .map(|&(n, king)| {
+                let square = name(bit_of_number::<R>(n).expect("a square on the board"));
+                if king { format!("K{square}") } else { square }
+            })
             .collect::<Vec<_>>()
             .join(",")
     };

@@ -8,7 +8,7 @@
 use crate::board::Geometry;
 use crate::engine::{Engine, Event, Go, Info, Score};
 use crate::game::{DrawReason, Game, Outcome};
-use crate::notation::fen::write_fen;
+use crate::notation::fen::{write_fen, write_pdn_fen};
 use crate::notation::movetext::{parse_move_in, write_move_in};
 use crate::notation::{bit_at, number_of_bit, square_name};
 use crate::position::{Move, Position};
@@ -551,7 +551,7 @@ pub fn pdn_text<R: Rules>(game: &Game<R>, tags: &[(&str, String)], result: &str)
         tag("GameType", &number.to_string());
     }
     if *game.start() != Position::<R>::start() {
-        tag("FEN", &write_fen(game.start()));
+        tag("FEN", &write_pdn_fen(game.start()));
     }
     text.push('\n');
     // Move numbers count pairs from the variant's first mover.

@@ -18,7 +18,14 @@ def replay(game, variant):
     board = Board(variant, fen) if fen else Board(variant)
     report = {"tags": game.tags, "ending": game.game_ending, "moves": len(game.moves),
               "replayed": 0, "illegal": None, "over_early": False}
-    for text in game.moves:
+    moves = list(game.moves)
+    # pydraughts 0.6.7's PDNReader lists the first move twice in a game whose FEN has Black
+    # to move (it seeds its list with that move, then adds it again); no move can follow
+    # itself, so the copy is dropped.
+    if fen and fen.strip('"').upper().startswith("B") and moves[:1] * 2 == moves[:2]:
+        moves = moves[1:]
+        report["moves"] = len(moves)
+    for text in moves:
         if board.is_over():
             report["over_early"] = True
         legal = [m.board_move for m in board.legal_moves()]

@@ -84,16 +84,24 @@ pub fn load<R: Rules>(text: &str, plies: Option<usize>) -> Result<Vec<Opening<R>
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect();
-    let fens: Result<Vec<Position<R>>, _> = lines.iter().map(|l| parse_fen::<R>(l)).collect();
-    let openings = match fens {
-        Ok(positions) if !positions.is_empty() => positions
-            .into_iter()
-            .map(|start| Opening {
+    // A file of FENs starts with a side to move and a colon (`W:W31-50:B1-20`).
+    let looks_like_fen = |line: &str| {
+        let mut chars = line.trim_matches('"').chars();
+        matches!(chars.next(), Some('W' | 'w' | 'B' | 'b')) && chars.next() == Some(':')
+    };
+    let openings = if lines.first().is_some_and(|l| looks_like_fen(l)) {
+        let mut openings = Vec::with_capacity(lines.len());
+        for (index, line) in lines.iter().enumerate() {
+            let start =
+                parse_fen::<R>(line).map_err(|e| format!("FEN {} ('{line}'): {e}", index + 1))?;
+            openings.push(Opening {
                 start,
                 moves: Vec::new(),
-            })
-            .collect(),
-        _ => read_pdn::<R>(text, plies)?,
+            });
+        }
+        openings
+    } else {
+        read_pdn::<R>(text, plies)?
     };
     if openings.is_empty() {
         return Err("no openings in the file (expected FENs, one a line, or PDN games)".into());
