@@ -20,7 +20,8 @@ Examples:
   (printf 'uci\\nsetoption name Variant value international\\nposition startpos\\ngo depth 8\\n'; sleep 1) | damka
   (printf 'hub\\ninit\\npos\\nlevel move-time=0.5\\ngo think\\n'; sleep 1) | damka hub
   damka perft --variant international 6
-  damka play --variant russian --depth 6";
+  damka play --variant russian --depth 6
+  damka match --variant russian --games 4 --pdn m.pdn --engine cmd=target/release/damka,depth=2 --engine cmd=target/release/damka,depth=4";
 
 /// damka: a draughts and checkers engine.
 #[derive(Parser, Debug)]
@@ -115,7 +116,7 @@ enum Command {
     /// file, and the score with its Elo difference (and an optional SPRT).
     ///
     /// Example: damka match --variant russian --games 4 --pdn m.pdn --engine cmd=target/release/damka,name=d2,depth=2 --engine cmd=target/release/damka,name=d4,depth=4
-    Match(crate::tools::matches::MatchArgs),
+    Match(Box<crate::tools::matches::MatchArgs>),
     /// Draw a position given as PDN FEN (or `start`): as text, or as an SVG diagram.
     ///
     /// Example: damka show "W:W21,22,K30:B5,K10,12" --svg position.svg
@@ -228,7 +229,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         }) => {
             crate::tools::analyze::run(&file, variant, Limit::from_options(depth, movetime), strict)
         }
-        Some(Command::Match(args)) => crate::tools::matches::run(args),
+        Some(Command::Match(args)) => crate::tools::matches::run(*args),
         Some(Command::Show { fen, variant, svg }) => {
             crate::tools::show::run(&fen, variant, svg.as_deref())
         }

@@ -29,11 +29,12 @@ Examples (from the repository, after cargo build --release):
   damka match --variant english --movetime 50 --games 10 --concurrency 2 --pdn mt.pdn \\
     --engine cmd=target/release/damka,name=fast \\
     --engine cmd=target/release/damka,name=d4,depth=4
-  damka match --variant international --tc 2+0.05 --games 8 --pdn hub.pdn \\
+  damka match --variant international --tc 2+0.05 --games 4 --pdn hub.pdn --verbose \\
     --engine cmd=target/release/damka,name=uci \\
     --engine \"cmd=target/release/damka hub,proto=hub,name=hub,option.hash=16\"
-  damka match --variant russian --depth 3 --games 400 --pdn sprt.pdn --sprt 0 20 0.05 0.05 \\
-    --engine cmd=target/release/damka,name=new --engine cmd=target/release/damka,name=old
+  damka match --variant russian --games 400 --sprt 0 50 0.05 0.05 --pdn sprt.pdn \\
+    --engine cmd=target/release/damka,name=d5,depth=5 \\
+    --engine cmd=target/release/damka,name=d4,depth=4
 
 An engine is KEY=VALUE pairs separated by commas: cmd=PROGRAM [ARGS] (required), name=NAME,
 proto=uci|hub (default uci, damka's dialect), option.NAME=VALUE (setoption / set-param), and
@@ -95,6 +96,10 @@ pub struct MatchArgs {
     /// Seconds an engine with a depth or node limit may think before it forfeits as hung.
     #[arg(long, default_value_t = 60.0)]
     pub hang_timeout: f64,
+    /// Milliseconds a clock may be overrun before the engine loses on time (for the pipes
+    /// and a loaded machine; the overrun still comes off the clock).
+    #[arg(long, default_value_t = 50)]
+    pub time_margin: u64,
     /// A line per game on stderr (with the reason of every forfeit).
     #[arg(long)]
     pub verbose: bool,
@@ -206,6 +211,7 @@ fn settings(args: MatchArgs) -> Result<Settings, String> {
             max_plies: args.max_plies,
             adjudication,
             hang: Duration::from_secs_f64(args.hang_timeout),
+            time_margin: Duration::from_millis(args.time_margin),
         },
         verbose: args.verbose,
     })

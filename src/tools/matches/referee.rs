@@ -59,6 +59,8 @@ pub struct Referee {
     pub adjudication: Option<Adjudication>,
     /// How long an engine without a clock may take beyond its limit.
     pub hang: Duration,
+    /// How far a clock may be overrun before it counts as run out (pipes, a loaded machine).
+    pub time_margin: Duration,
 }
 
 /// A finished game.
@@ -75,14 +77,14 @@ pub struct Finished<R: Rules> {
 }
 
 /// How long the engine to move may take before it forfeits, and what the forfeit is.
-fn patience(limit: Limit, clock: Duration, hang: Duration) -> Duration {
+fn patience(limit: Limit, clock: Duration, rules: &Referee) -> Duration {
     match limit {
         // A movetime engine may overrun by half its time (at least 100 ms) before it counts
         // as hung.
         Limit::MoveTime(t) => t + (t / 2).max(Duration::from_millis(100)),
-        // The clock itself is the limit; a few milliseconds for the pipes.
-        Limit::Clock { .. } => clock + Duration::from_millis(5),
-        Limit::Depth(_) | Limit::Nodes(_) => hang,
+        // The clock itself is the limit, and the margin.
+        Limit::Clock { .. } => clock + rules.time_margin,
+        Limit::Depth(_) | Limit::Nodes(_) => rules.hang,
     }
 }
 
@@ -161,7 +163,7 @@ pub fn play_game<R: Rules>(
             Limit::Clock { increment, .. } => (player.limit, increment),
             other => (other, Duration::ZERO),
         };
-        let wait = patience(limit, clocks[side.index()], rules.hang);
+        let wait = patience(limit, clocks[side.index()], &rules);
         let reply = match player.think(&game, clocks, increment, wait) {
             Ok(reply) => reply,
             Err(Failure::Crashed(why)) => {
@@ -198,7 +200,7 @@ pub fn play_game<R: Rules>(
         };
         if let Limit::Clock { .. } = limit {
             let clock = &mut clocks[side.index()];
-            if reply.elapsed > *clock {
+            if reply.elapsed > *clock + rules.time_margin {
                 let used = reply.elapsed.as_millis();
                 let had = clock.as_millis();
                 return Some(forfeit(
@@ -208,7 +210,7 @@ pub fn play_game<R: Rules>(
                     format!("{name} lost on time (used {used} ms with {had} ms left)"),
                 ));
             }
-            *clock = *clock - reply.elapsed + increment;
+            *clock = clock.saturating_sub(reply.elapsed) + increment;
         }
         let mv = match reply.mv {
             Ok(mv) => mv,
