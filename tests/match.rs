@@ -454,3 +454,36 @@ fn openings_from_fen_and_pdn_files() {
     );
     assert_eq!(text.matches("1. a3-b4 b6-a5 2. ").count(), 2, "{text}");
 }
+
+#[test]
+fn hub_and_uci_damka_play_the_same_moves_in_every_numbering() {
+    // At a fixed depth damka is deterministic, so the Hub engine (positions and moves in
+    // pydraughts' numbering on 8x8 boards, docs/hub.md) must play exactly the game the UCI
+    // engine plays with the colours swapped: the two games of the pair are the same.
+    for variant in ["russian", "english", "international"] {
+        let pdn = scratch(&format!("hub-uci-{variant}.pdn"));
+        let hub = format!("cmd={DAMKA} hub,proto=hub,name=hub");
+        run_match(&[
+            "--variant",
+            variant,
+            "--games",
+            "2",
+            "--depth",
+            "3",
+            "--pdn",
+            pdn.to_str().unwrap(),
+            "--engine",
+            &engine("name=uci"),
+            "--engine",
+            &hub,
+        ]);
+        let text = std::fs::read_to_string(&pdn).unwrap();
+        let games: Vec<&str> = text
+            .split("[Event ")
+            .skip(1)
+            .map(|g| &g[g.find("\n\n").expect("moves after the tags")..])
+            .collect();
+        assert_eq!(games.len(), 2, "{text}");
+        assert_eq!(games[0], games[1], "{variant}:\n{text}");
+    }
+}

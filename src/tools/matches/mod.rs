@@ -414,7 +414,6 @@ impl Progress {
     }
 
     fn game(&self, tally: &Tally, names: &[String; 2], line: &str) {
-        self.bar.inc(1);
         self.bar.set_message(format!(
             "{} +{} ={} -{} ({:.1}%)",
             names[0],
@@ -423,6 +422,7 @@ impl Progress {
             tally.losses,
             100.0 * tally.score()
         ));
+        self.bar.inc(1);
         if self.verbose {
             if self.bar.is_hidden() {
                 eprintln!("{line}");
