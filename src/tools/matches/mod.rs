@@ -100,6 +100,10 @@ pub struct MatchArgs {
     /// and a loaded machine; the overrun still comes off the clock).
     #[arg(long, default_value_t = 50)]
     pub time_margin: u64,
+    /// Milliseconds an engine with a movetime may take beyond it before it forfeits as hung
+    /// (a loaded machine delays answers that the engine timed correctly).
+    #[arg(long, default_value_t = 1000)]
+    pub movetime_margin: u64,
     /// A line per game on stderr (with the reason of every forfeit).
     #[arg(long)]
     pub verbose: bool,
@@ -212,6 +216,7 @@ fn settings(args: MatchArgs) -> Result<Settings, String> {
             adjudication,
             hang: Duration::from_secs_f64(args.hang_timeout),
             time_margin: Duration::from_millis(args.time_margin),
+            movetime_margin: Duration::from_millis(args.movetime_margin),
         },
         verbose: args.verbose,
     })

@@ -61,6 +61,8 @@ pub struct Referee {
     pub hang: Duration,
     /// How far a clock may be overrun before it counts as run out (pipes, a loaded machine).
     pub time_margin: Duration,
+    /// How far a `movetime` may be overrun before the engine counts as hung.
+    pub movetime_margin: Duration,
 }
 
 /// A finished game.
@@ -79,9 +81,10 @@ pub struct Finished<R: Rules> {
 /// How long the engine to move may take before it forfeits, and what the forfeit is.
 fn patience(limit: Limit, clock: Duration, rules: &Referee) -> Duration {
     match limit {
-        // A movetime engine may overrun by half its time (at least 100 ms) before it counts
-        // as hung.
-        Limit::MoveTime(t) => t + (t / 2).max(Duration::from_millis(100)),
+        // A movetime is a target, not a clock: on a loaded machine an engine that keeps it
+        // can still answer late because it was not scheduled, so only an answer later than
+        // the margin counts as a hang.
+        Limit::MoveTime(t) => t + rules.movetime_margin,
         // The clock itself is the limit, and the margin.
         Limit::Clock { .. } => clock + rules.time_margin,
         Limit::Depth(_) | Limit::Nodes(_) => rules.hang,
