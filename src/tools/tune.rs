@@ -10,7 +10,7 @@
 //!
 //! Games run on `--threads` threads, each game on one; a game depends only on the seed and
 //! its number, and the file is written in game order, so the output does not depend on the
-//! thread count.
+//! thread count; each game is written as soon as the games before it are.
 
 use crate::game::{Game, Outcome};
 use crate::notation::fen::write_fen;
@@ -20,6 +20,7 @@ use crate::search::tt::TranspositionTable;
 use crate::search::{GameContext, Limits, Searcher, Shared};
 use crate::with_variant;
 use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -172,9 +173,31 @@ pub fn play_game<R: Rules>(config: &GenConfig, index: u64) -> Vec<String> {
         .collect()
 }
 
+/// The output file and the games that finished before an earlier one.
+struct Output {
+    file: std::io::BufWriter<std::fs::File>,
+    pending: BTreeMap<usize, Vec<String>>,
+    next: usize,
+    failed: bool,
+}
+
+impl Output {
+    /// Takes game `index`'s lines and writes every game that is now next in order.
+    fn finished(&mut self, index: usize, lines: Vec<String>) {
+        self.pending.insert(index, lines);
+        while let Some(lines) = self.pending.remove(&self.next) {
+            for line in lines {
+                self.failed |= writeln!(self.file, "{line}").is_err();
+            }
+            self.failed |= self.file.flush().is_err();
+            self.next += 1;
+        }
+    }
+}
+
 /// Runs `damka tune gen`; returns the exit code.
 pub fn run_gen(config: &GenConfig) -> i32 {
-    let mut file = match std::fs::File::create(&config.out) {
+    let file = match std::fs::File::create(&config.out) {
         Ok(file) => std::io::BufWriter::new(file),
         Err(error) => {
             eprintln!(
@@ -194,7 +217,14 @@ pub fn run_gen(config: &GenConfig) -> i32 {
     );
     let next = AtomicUsize::new(0);
     let positions = AtomicUsize::new(0);
-    let results: Mutex<Vec<Vec<String>>> = Mutex::new(vec![Vec::new(); config.games]);
+    // Finished games wait here until every earlier game is written, so the file is in game
+    // order whatever the thread count, and a long run can be used before it ends.
+    let output = Mutex::new(Output {
+        file,
+        pending: BTreeMap::new(),
+        next: 0,
+        failed: false,
+    });
     std::thread::scope(|scope| {
         for _ in 0..config.threads.max(1) {
             scope.spawn(|| {
@@ -206,7 +236,10 @@ pub fn run_gen(config: &GenConfig) -> i32 {
                     let lines =
                         with_variant!(config.variant, R => play_game::<R>(config, index as u64));
                     let total = positions.fetch_add(lines.len(), Ordering::Relaxed) + lines.len();
-                    results.lock().expect("no thread panicked")[index] = lines;
+                    output
+                        .lock()
+                        .expect("no thread panicked")
+                        .finished(index, lines);
                     bar.set_message(total.to_string());
                     bar.inc(1);
                 }
@@ -214,14 +247,13 @@ pub fn run_gen(config: &GenConfig) -> i32 {
         }
     });
     bar.finish();
-    let results = results.into_inner().expect("no thread panicked");
-    let mut count = 0;
-    for line in results.iter().flatten() {
-        count += 1;
-        if writeln!(file, "{line}").is_err() {
-            eprintln!("damka tune gen: cannot write {}", config.out.display());
-            return 2;
-        }
+    let Output {
+        mut file, failed, ..
+    } = output.into_inner().expect("no thread panicked");
+    let count = positions.into_inner();
+    if failed {
+        eprintln!("damka tune gen: cannot write {}", config.out.display());
+        return 2;
     }
     if file.flush().is_err() {
         eprintln!("damka tune gen: cannot write {}", config.out.display());
