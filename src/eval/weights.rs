@@ -12,10 +12,11 @@
 //! endgame weight per feature interpolated by the game stage). Ranks count from the side's own
 //! back row (rank 0) towards its promotion row (rank `SIZE - 1`).
 //!
-//! The default values are hand-set starting points, not tuned: the king values follow the
-//! usual rules of thumb of each game (international king about three men, Russian king two
-//! and a half to three, checkers king about one and a half), the rest are small positional
-//! nudges chosen so that no combination of them outweighs a man.
+//! The international set is tuned (`damka tune`, Texel's method; see [`INTERNATIONAL`]). The
+//! other defaults are hand-set starting points, not tuned: the king values follow the usual
+//! rules of thumb of each game (Russian king two and a half to three men, checkers king about
+//! one and a half; the hand-set international king was about three), the rest are small
+//! positional nudges chosen so that no combination of them outweighs a man.
 
 use crate::rules::{Rules, Variant};
 use std::fmt;
@@ -141,8 +142,43 @@ weights_struct! {
     king_parity_divisor: i32,
 }
 
-/// International draughts (10x10, flying kings).
+/// International draughts (10x10, flying kings): tuned by Texel's method (docs/bench.md,
+/// "Tuned evaluation"), starting from [`INTERNATIONAL_HAND_SET`], on 2026-11-23 with
+///
+/// ```text
+/// damka tune gen --variant international --games 3000 --depth 6 --seed 2 --threads 2 --out intl-d6.txt
+/// damka tune fit intl-d6.txt --variant international --epochs 1000 --l2 0.0001 --out w-l2.txt
+/// ```
+///
+/// (323,778 quiet positions; error 0.08638 -> 0.08394 on the held-out tenth). The man and the
+/// drawish-material rules were held fixed.
 pub const INTERNATIONAL: Weights = Weights {
+    man: 100,
+    king_opening: 290,
+    king_endgame: 186,
+    first_king: 124,
+    advance_opening: [34, 55, 47, 34, 19, 5, -39, -2, 10, 0],
+    advance_endgame: [-22, -19, -22, -14, -11, -3, 36, 38, 47, 0],
+    tempo_opening: 3,
+    tempo_endgame: -2,
+    back_rank: 13,
+    centre: 13,
+    balance: -5,
+    mobility: 7,
+    king_mobility: 3,
+    runaway: [158, 74, 41],
+    king_main_diagonal: -20,
+    king_centre: -23,
+    side_to_move: 4,
+    drawish_pieces: 3,
+    drawish_pieces_diagonal: 0,
+    drawish_divisor: 8,
+    king_parity_divisor: 2,
+};
+
+/// The hand-set international weights that [`INTERNATIONAL`] was tuned from, kept to compare
+/// against (write them with [`Weights::to_text`] and load them with the `EvalFile` option).
+pub const INTERNATIONAL_HAND_SET: Weights = Weights {
     man: 100,
     king_opening: 270,
     king_endgame: 300,
