@@ -6,9 +6,8 @@
 mod common;
 
 use common::process::{DAMKA, Run, run_damka};
-use common::{repo_root, venv_python};
+use common::{pydraughts_replay, repo_root};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(300);
@@ -38,29 +37,6 @@ fn run_match(args: &[&str]) -> Run {
         run.stdout
     );
     run
-}
-
-/// pydraughts' report on each game of a PDN file (see tests/play/pdn_replay.py).
-fn pydraughts_replay(path: &Path, variant: &str) -> Vec<serde_json::Value> {
-    let python = venv_python("pydraughts", "pydraughts==0.6.7");
-    let script = repo_root().join("tests/play/pdn_replay.py");
-    let output = Command::new(&python)
-        .arg(&script)
-        .arg(path)
-        .arg(variant)
-        .output()
-        .expect("run pdn_replay.py");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "pdn_replay.py failed:\n{}\n{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("summary "))
-        .unwrap_or_else(|| panic!("no summary in:\n{stdout}"));
-    serde_json::from_str(line).expect("summary is JSON")
 }
 
 /// The table's `wins draws losses` of the first engine.

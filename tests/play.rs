@@ -9,9 +9,8 @@
 mod common;
 
 use common::process::{Run, run_damka};
-use common::{SplitMix, repo_root, venv_python};
+use common::{SplitMix, pydraughts_replay, repo_root};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(120);
@@ -37,29 +36,6 @@ fn scratch(name: &str) -> PathBuf {
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     path
-}
-
-/// pydraughts' report on each game of a PDN file (see tests/play/pdn_replay.py).
-fn pydraughts_replay(path: &Path, variant: &str) -> Vec<serde_json::Value> {
-    let python = venv_python("pydraughts", "pydraughts==0.6.7");
-    let script = repo_root().join("tests/play/pdn_replay.py");
-    let output = Command::new(&python)
-        .arg(&script)
-        .arg(path)
-        .arg(variant)
-        .output()
-        .expect("run pdn_replay.py");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "pdn_replay.py failed:\n{}\n{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("summary "))
-        .unwrap_or_else(|| panic!("no summary in:\n{stdout}"));
-    serde_json::from_str::<Vec<serde_json::Value>>(line).expect("summary is JSON")
 }
 
 /// The one game of a PDN file, checked move by move by pydraughts.

@@ -18,6 +18,7 @@ use crate::position::Position;
 use crate::rules::{Color, Rules, Variant};
 use crate::search::tt::TranspositionTable;
 use crate::search::{GameContext, Limits, Searcher, Shared};
+pub use crate::tools::matches::openings::SplitMix;
 use crate::with_variant;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
@@ -61,26 +62,6 @@ pub struct GenConfig {
     /// The output file.
     #[arg(long)]
     pub out: PathBuf,
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): small, seedable, good enough for openings.
-#[derive(Clone, Debug)]
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number below `n` (`n` > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
 }
 
 /// True when neither side has a capture: the position is quiet.

@@ -82,3 +82,27 @@ pub fn venv_python(name: &str, requirement: &str) -> PathBuf {
         .trim();
     PathBuf::from(path)
 }
+
+/// pydraughts' report on each game of a PDN file in pydraughts' `variant`, one JSON object a
+/// game (see tests/play/pdn_replay.py): pydraughts replays every move and checks the result.
+pub fn pydraughts_replay(path: &std::path::Path, variant: &str) -> Vec<serde_json::Value> {
+    let python = venv_python("pydraughts", "pydraughts==0.6.7");
+    let script = repo_root().join("tests/play/pdn_replay.py");
+    let output = Command::new(&python)
+        .arg(&script)
+        .arg(path)
+        .arg(variant)
+        .output()
+        .expect("run pdn_replay.py");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "pdn_replay.py failed:\n{}\n{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("summary "))
+        .unwrap_or_else(|| panic!("no summary in:\n{stdout}"));
+    serde_json::from_str(line).expect("summary is JSON")
+}

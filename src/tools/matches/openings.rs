@@ -26,7 +26,9 @@ impl<R: Rules> Opening<R> {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): the seeded generator of balloted openings.
+/// SplitMix64 (Steele, Lea, Flood 2014): the seeded generator of balloted openings and of
+/// `damka tune gen`'s games.
+#[derive(Clone, Debug)]
 pub struct SplitMix(pub u64);
 
 impl SplitMix {
