@@ -127,6 +127,14 @@ impl Drop for Process {
     }
 }
 
+/// A start-up failure in words; `None` for a hang (the caller names the time limit).
+fn startup_failure(failure: Failure) -> Option<String> {
+    match failure {
+        Failure::Crashed(why) => Some(format!("start-up failed: {why}")),
+        Failure::Hung(_) => None,
+    }
+}
+
 /// An engine of the match, restarted when it crashed or hung.
 pub struct Player {
     /// How it was given on the command line.
@@ -191,16 +199,10 @@ impl Player {
     /// `isready`; an `info string error` before `readyok` is a start-up error.
     fn start_uci(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
         let started = Instant::now();
-        let fail = |f: Failure| -> Option<String> {
-            match f {
-                Failure::Crashed(why) => Some(format!("start-up failed: {why}")),
-                Failure::Hung(_) => None,
-            }
-        };
-        process.send("uci").map_err(fail)?;
+        process.send("uci").map_err(startup_failure)?;
         let mut offered: Vec<String> = Vec::new();
         loop {
-            let line = process.recv(deadline, started).map_err(fail)?;
+            let line = process.recv(deadline, started).map_err(startup_failure)?;
             let line = line.trim();
             if line == "uciok" {
                 break;
@@ -219,7 +221,7 @@ impl Player {
         if let Some(name) = find("Variant") {
             process
                 .send(&format!("setoption name {name} value {}", self.variant))
-                .map_err(fail)?;
+                .map_err(startup_failure)?;
         }
         for (option, value) in &self.spec.options {
             let Some(name) = find(option) else {
@@ -230,11 +232,11 @@ impl Player {
             };
             process
                 .send(&format!("setoption name {name} value {value}"))
-                .map_err(fail)?;
+                .map_err(startup_failure)?;
         }
-        process.send("isready").map_err(fail)?;
+        process.send("isready").map_err(startup_failure)?;
         loop {
-            let line = process.recv(deadline, started).map_err(fail)?;
+            let line = process.recv(deadline, started).map_err(startup_failure)?;
             if line.trim() == "readyok" {
                 return Ok(());
             }
@@ -248,16 +250,10 @@ impl Player {
     /// set, then `init` ... `ready`.
     fn start_hub(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
         let started = Instant::now();
-        let fail = |f: Failure| -> Option<String> {
-            match f {
-                Failure::Crashed(why) => Some(format!("start-up failed: {why}")),
-                Failure::Hung(_) => None,
-            }
-        };
-        process.send("hub").map_err(fail)?;
+        process.send("hub").map_err(startup_failure)?;
         let mut params: Vec<(String, Option<String>)> = Vec::new();
         loop {
-            let line = process.recv(deadline, started).map_err(fail)?;
+            let line = process.recv(deadline, started).map_err(startup_failure)?;
             let Some(command) = parse_command(&line) else {
                 continue;
             };
@@ -286,7 +282,7 @@ impl Player {
                 }
                 process
                     .send(&format!("set-param name=variant value={}", hub.name))
-                    .map_err(fail)?;
+                    .map_err(startup_failure)?;
             }
             None if self.variant != Variant::International => {
                 return Err(Some(format!(
@@ -312,11 +308,11 @@ impl Player {
             };
             process
                 .send(&format!("set-param name={name} value={value}"))
-                .map_err(fail)?;
+                .map_err(startup_failure)?;
         }
-        process.send("init").map_err(fail)?;
+        process.send("init").map_err(startup_failure)?;
         loop {
-            let line = process.recv(deadline, started).map_err(fail)?;
+            let line = process.recv(deadline, started).map_err(startup_failure)?;
             if line.trim() == "ready" {
                 return Ok(());
             }
