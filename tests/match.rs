@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::process::{DAMKA, Run, run_damka};
+use common::process::{DAMKA, Run, run_damka, run_damka_ok};
 use common::{pydraughts_replay, repo_root};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -26,17 +26,7 @@ fn engine(spec: &str) -> String {
 }
 
 fn run_match(args: &[&str]) -> Run {
-    let mut all = vec!["match"];
-    all.extend_from_slice(args);
-    let run = run_damka(&all, b"", LIMIT);
-    assert_eq!(
-        run.code,
-        Some(0),
-        "damka {all:?} failed:\n{}\n{}",
-        run.stderr,
-        run.stdout
-    );
-    run
+    run_damka_ok("match", args, b"", LIMIT)
 }
 
 /// The table's `wins draws losses` of the first engine.

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::process::{Run, run_damka};
+use common::process::{Run, run_damka, run_damka_ok};
 use common::{SplitMix, pydraughts_replay, repo_root};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,17 +16,7 @@ use std::time::Duration;
 const LIMIT: Duration = Duration::from_secs(120);
 
 fn play(args: &[&str], script: &str) -> Run {
-    let mut all = vec!["play"];
-    all.extend_from_slice(args);
-    let run = run_damka(&all, script.as_bytes(), LIMIT);
-    assert_eq!(
-        run.code,
-        Some(0),
-        "damka {all:?} failed:\n{}\n{}",
-        run.stderr,
-        run.stdout
-    );
-    run
+    run_damka_ok("play", args, script.as_bytes(), LIMIT)
 }
 
 /// A fresh path under target/ for a file a test writes.

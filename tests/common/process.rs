@@ -35,6 +35,21 @@ pub fn run_damka(args: &[&str], input: &[u8], limit: Duration) -> Run {
     run
 }
 
+/// [`run_damka`] with `args` after `command`, asserting that it exits with code 0.
+pub fn run_damka_ok(command: &str, args: &[&str], input: &[u8], limit: Duration) -> Run {
+    let mut all = vec![command];
+    all.extend_from_slice(args);
+    let run = run_damka(&all, input, limit);
+    assert_eq!(
+        run.code,
+        Some(0),
+        "damka {all:?} failed:\n{}\n{}",
+        run.stderr,
+        run.stdout
+    );
+    run
+}
+
 /// Runs `command` with `input` on stdin (closed after it), collecting stdout and stderr;
 /// kills it when it takes longer than `limit`. Returns the run and whether it finished in time.
 pub fn run_limited(command: &mut Command, input: &[u8], limit: Duration) -> (Run, bool) {
