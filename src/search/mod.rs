@@ -171,6 +171,9 @@ pub struct Searcher<'a, R: Rules> {
     /// Per ply: the moves with their ordering scores (kept to reuse their memory).
     orders: Vec<Vec<(i32, Move)>>,
     pv: Vec<Vec<Move>>,
+    /// A root move that beat the first move of the iteration in progress: played when time
+    /// runs out before the iteration ends, since it already searched better at that depth.
+    root_improvement: Option<Move>,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -192,6 +195,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             lists: (0..=MAX_PLY).map(|_| MoveList::new()).collect(),
             orders: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             pv: vec![Vec::new(); MAX_PLY + 1],
+            root_improvement: None,
             rules: std::marker::PhantomData,
         }
     }
@@ -245,6 +249,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
         // over depths and fill the table with different work.
         let first_depth = 1 + (self.thread_id % 2) as u32;
         for depth in first_depth..=max_depth {
+            self.root_improvement = None;
             for pv_index in 0..multipv {
                 self.seldepth = 0;
                 let previous = root_moves[pv_index].previous_score;
@@ -268,6 +273,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
                 }
             }
             if self.stopped {
+                self.adopt_root_improvement(&root_moves, multipv, &mut outcome);
                 break;
             }
             for root_move in root_moves.iter_mut() {
@@ -288,6 +294,29 @@ impl<'a, R: Rules> Searcher<'a, R> {
         self.publish_nodes();
         outcome.nodes = self.nodes;
         outcome
+    }
+
+    /// When an iteration is cut short, a move that already beat the iteration's first move
+    /// (the previous best) at the new depth replaces it: the time spent on the unfinished
+    /// iteration is not thrown away (Stockfish does the same with its partly sorted root
+    /// moves). Only with one principal variation, where "beat" means beat the best.
+    fn adopt_root_improvement(
+        &self,
+        root_moves: &[RootMove],
+        multipv: usize,
+        outcome: &mut Outcome,
+    ) {
+        if multipv != 1 || outcome.depth == 0 {
+            return;
+        }
+        let Some(mv) = self.root_improvement else {
+            return;
+        };
+        if let Some(better) = root_moves.iter().find(|root_move| root_move.mv == mv) {
+            outcome.best = Some(better.mv);
+            outcome.ponder = better.pv.get(1).copied();
+            outcome.score = better.score;
+        }
     }
 
     /// True when no further iteration should start.
@@ -372,6 +401,9 @@ impl<'a, R: Rules> Searcher<'a, R> {
             self.pop_path();
             if self.stopped {
                 return best;
+            }
+            if offset > 0 && score > alpha {
+                self.root_improvement = Some(mv);
             }
             if offset == 0 || score > alpha {
                 root_move.score = score;
