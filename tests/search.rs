@@ -72,6 +72,39 @@ fn best_moves_are_legal_in_every_variant() {
     }
 }
 
+/// Searches stopped by a node limit, mostly in the middle of an iteration (where the move
+/// that beat the previous best so far is played), still give a legal move.
+fn node_limited_best_moves_are_legal<R: Rules>() {
+    for position in random_positions::<R>(13, 30) {
+        let legal = position.legal_moves();
+        for nodes in [200, 2_000, 20_000] {
+            let shared = Shared::new(Arc::new(TranspositionTable::new(4)), false);
+            let limits = Limits {
+                nodes: Some(nodes),
+                multipv: 1,
+                ..Limits::default()
+            };
+            let mut searcher = Searcher::<R>::new(&shared, &limits, 0);
+            let outcome = searcher.run(&position, &GameContext::default(), &mut |_| {});
+            match outcome.best {
+                None => assert!(legal.is_empty(), "no best move in {position:?}"),
+                Some(mv) => assert!(
+                    legal.as_slice().contains(&mv),
+                    "illegal best move {mv:?} after {nodes} nodes in {position:?}"
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn node_limited_best_moves_are_legal_in_every_variant() {
+    let _serial = one_at_a_time();
+    for variant in Variant::ALL {
+        with_variant!(variant, R => node_limited_best_moves_are_legal::<R>());
+    }
+}
+
 fn node_counts_repeat<R: Rules>() {
     for position in random_positions::<R>(11, 5) {
         let first = search_fixed(&position, 6);
