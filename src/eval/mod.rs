@@ -23,6 +23,9 @@
 //!   mobility counts only the men's steps to squares no enemy piece in front can take at once,
 //!   and king mobility counts the squares each king can step to;
 //! - left/right balance of the men (Scan 3.0);
+//! - a weight per column of the men, counted from the side's own left (edge men and the two
+//!   wings), locked men (no empty square ahead) and men backed on both squares behind: the
+//!   "formation" features of classical draughts programs, with weights left to the tuner;
 //! - runaway men, whose way to promotion is clear (Chinook);
 //! - kings on the main diagonal (flying kings) and in the centre (short kings; Samuel's
 //!   KCENT);
@@ -137,6 +140,8 @@ trait Masks: Geometry {
         (0, Self::SIZE - 1),
         (Self::SIZE / 2, Self::SIZE - 1),
     );
+    /// Each column, 0 at the left; columns past the board are empty.
+    const COLUMNS: [Bitboard; MAX_RANKS] = columns(Self::SIZE, Self::PER_ROW, &Self::BIT_OF);
     /// The main diagonal, from the bottom-left corner to the top-right one.
     const MAIN_DIAGONAL: Bitboard = main_diagonal(Self::SIZE, Self::PER_ROW, &Self::BIT_OF);
 }
@@ -154,6 +159,17 @@ const fn rows(size: usize, per_row: usize, bit_of: &[u8; 64]) -> [Bitboard; MAX_
     let mut square = 0;
     while square < size * per_row {
         out[square / per_row] |= 1 << bit_of[square];
+        square += 1;
+    }
+    out
+}
+
+const fn columns(size: usize, per_row: usize, bit_of: &[u8; 64]) -> [Bitboard; MAX_RANKS] {
+    let mut out = [0; MAX_RANKS];
+    let mut square = 0;
+    while square < size * per_row {
+        let (_, col) = row_col(square, per_row);
+        out[col] |= 1 << bit_of[square];
         square += 1;
     }
     out
@@ -259,6 +275,22 @@ fn side_terms<R: Rules, const UP: bool>(
     let left = (men & R::Geometry::LEFT).count_ones() as i32;
     let right = (men & R::Geometry::RIGHT).count_ones() as i32;
     terms.flat += w.balance * (left - right).abs();
+
+    // Columns, counted from the side's own left: the board turned half a turn for the side
+    // moving down.
+    for c in 0..size {
+        let column = if UP {
+            R::Geometry::COLUMNS[c]
+        } else {
+            R::Geometry::COLUMNS[size - 1 - c]
+        };
+        terms.flat += w.column[c] * (men & column).count_ones() as i32;
+    }
+
+    // Locked men (no empty square ahead) and men backed on both sides behind.
+    terms.flat += w.locked_men * (men & !behind(empty)).count_ones() as i32;
+    let supported = men & step(own, ahead_left) & step(own, ahead_right);
+    terms.flat += w.supported_men * supported.count_ones() as i32;
 
     // Safe steps of the men. A man stepping ahead-left to t can be taken at once by an enemy
     // piece ahead-left of t (it jumps onto the square the man left) or ahead-right of t when
