@@ -38,29 +38,42 @@ fn random_positions<R: Rules>(seed: u64, count: usize) -> Vec<Position<R>> {
     positions
 }
 
-fn search_fixed<R: Rules>(position: &Position<R>, depth: u32) -> (Option<damka::Move>, u64) {
+/// One single-thread search of `position` within `limits` (one principal variation).
+fn search_with<R: Rules>(position: &Position<R>, limits: Limits) -> (Option<damka::Move>, u64) {
     let shared = Shared::new(Arc::new(TranspositionTable::new(4)), false);
     let limits = Limits {
-        depth: Some(depth),
         multipv: 1,
-        ..Limits::default()
+        ..limits
     };
     let mut searcher = Searcher::<R>::new(&shared, &limits, 0);
     let outcome = searcher.run(position, &GameContext::default(), &mut |_| {});
     (outcome.best, outcome.nodes)
 }
 
+fn search_fixed<R: Rules>(position: &Position<R>, depth: u32) -> (Option<damka::Move>, u64) {
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    search_with(position, limits)
+}
+
+/// Fails unless `best` is a legal move of `position`, or `None` where there is none.
+fn assert_legal_best<R: Rules>(position: &Position<R>, best: Option<damka::Move>, after: &str) {
+    let legal = position.legal_moves();
+    match best {
+        None => assert!(legal.is_empty(), "no best move {after} in {position:?}"),
+        Some(mv) => assert!(
+            legal.as_slice().contains(&mv),
+            "illegal best move {mv:?} {after} in {position:?}"
+        ),
+    }
+}
+
 fn best_moves_are_legal<R: Rules>() {
     for position in random_positions::<R>(7, 60) {
-        let legal = position.legal_moves();
         let (best, _) = search_fixed(&position, 4);
-        match best {
-            None => assert!(legal.is_empty(), "no best move in {position:?}"),
-            Some(mv) => assert!(
-                legal.as_slice().contains(&mv),
-                "illegal best move {mv:?} in {position:?}"
-            ),
-        }
+        assert_legal_best(&position, best, "at depth 4");
     }
 }
 
@@ -76,23 +89,13 @@ fn best_moves_are_legal_in_every_variant() {
 /// that beat the previous best so far is played), still give a legal move.
 fn node_limited_best_moves_are_legal<R: Rules>() {
     for position in random_positions::<R>(13, 30) {
-        let legal = position.legal_moves();
         for nodes in [200, 2_000, 20_000] {
-            let shared = Shared::new(Arc::new(TranspositionTable::new(4)), false);
             let limits = Limits {
                 nodes: Some(nodes),
-                multipv: 1,
                 ..Limits::default()
             };
-            let mut searcher = Searcher::<R>::new(&shared, &limits, 0);
-            let outcome = searcher.run(&position, &GameContext::default(), &mut |_| {});
-            match outcome.best {
-                None => assert!(legal.is_empty(), "no best move in {position:?}"),
-                Some(mv) => assert!(
-                    legal.as_slice().contains(&mv),
-                    "illegal best move {mv:?} after {nodes} nodes in {position:?}"
-                ),
-            }
+            let (best, _) = search_with(&position, limits);
+            assert_legal_best(&position, best, &format!("after {nodes} nodes"));
         }
     }
 }
