@@ -41,6 +41,18 @@ const DAMKA: &str = env!("CARGO_BIN_EXE_damka");
 const START_10X10: &str = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
 const START_8X8: &str = "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww";
 
+/// `damka hub` with all three streams piped and logging off.
+fn spawn_hub() -> Child {
+    Command::new(DAMKA)
+        .arg("hub")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("damka hub starts")
+}
+
 /// A `damka hub` child with a line reader on its stdout and a collector on its stderr.
 struct Hub {
     child: Child,
@@ -53,14 +65,7 @@ struct Hub {
 
 impl Hub {
     fn start() -> Hub {
-        let mut child = Command::new(DAMKA)
-            .arg("hub")
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("damka hub starts");
+        let mut child = spawn_hub();
         let stdin = child.stdin.take().expect("stdin piped");
         let stdout = child.stdout.take().expect("stdout piped");
         let mut stderr = child.stderr.take().expect("stderr piped");
@@ -717,6 +722,116 @@ fn eight_by_eight_numberings_follow_pydraughts() {
     // The same in PDN: c3 = 22, d4 = 18, f6 = 11, e5 = 15; 18x11 takes 15.
     assert!(legal_hub_moves::<Russian>("W:W18,21,23-32:B1-10,12,15").contains("18x11x15"));
     hub.quit();
+}
+
+/// Reads stdout of a `damka hub` child only when asked, one `read()` call at a time, as
+/// py-draughts does after `select()`: what one call returns is what one Python read gets.
+struct RawReader {
+    asks: mpsc::Sender<()>,
+    chunks: Receiver<String>,
+}
+
+impl RawReader {
+    fn new(mut stdout: std::process::ChildStdout) -> RawReader {
+        let (asks, wanted) = mpsc::channel::<()>();
+        let (sender, chunks) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buffer = vec![0u8; 1 << 16];
+            while wanted.recv().is_ok() {
+                let Ok(count) = stdout.read(&mut buffer) else {
+                    break;
+                };
+                if count == 0
+                    || sender
+                        .send(String::from_utf8_lossy(&buffer[..count]).into_owned())
+                        .is_err()
+                {
+                    break;
+                }
+            }
+        });
+        RawReader { asks, chunks }
+    }
+
+    /// One read's worth of output (fails after 10 s).
+    fn read(&self) -> String {
+        self.asks.send(()).expect("the reader thread runs");
+        self.chunks
+            .recv_timeout(Duration::from_secs(10))
+            .expect("damka writes within 10 s")
+    }
+
+    /// Reads until a chunk holds a line starting with `prefix`; returns every chunk read.
+    fn until(&self, prefix: &str) -> Vec<String> {
+        let mut chunks = Vec::new();
+        loop {
+            let chunk = self.read();
+            let found = chunk.lines().any(|line| line.starts_with(prefix));
+            chunks.push(chunk);
+            if found {
+                return chunks;
+            }
+        }
+    }
+}
+
+/// The last line of a burst (`wait` after the start-up lines, `done` after the `info` lines)
+/// must come in a read of its own even from a client that was slow to read the lines before
+/// it: py-draughts keeps the rest of a read in a buffer its `select()` does not see, and then
+/// waits for ever for a line it already holds (docs/hub.md). The client here sleeps 60 ms
+/// before it reads, long enough for every earlier line to be in the pipe.
+#[test]
+fn last_line_of_a_burst_arrives_alone_for_a_slow_reader() {
+    let _turn = serial();
+    let mut child = spawn_hub();
+    let mut stdin = child.stdin.take().expect("stdin piped");
+    let reader = RawReader::new(child.stdout.take().expect("stdout piped"));
+    let mut send = |line: &str| {
+        writeln!(stdin, "{line}").expect("damka reads stdin");
+        stdin.flush().expect("damka reads stdin");
+    };
+    let slow = Duration::from_millis(60);
+    let check = |chunks: &[String], last: &str| {
+        let (final_chunk, before) = chunks.split_last().expect("one chunk at least");
+        assert!(
+            final_chunk.starts_with(last) && final_chunk.lines().count() == 1,
+            "'{last}' shares its read with other lines: {chunks:?}"
+        );
+        assert!(!before.is_empty(), "no lines before '{last}': {chunks:?}");
+        assert!(
+            before.iter().all(|chunk| chunk.ends_with('\n')),
+            "a line split across reads: {chunks:?}"
+        );
+    };
+
+    // The engine answers `ping` once its command loop runs: the start-up lines then come at
+    // once, and all of them would be in the pipe when the slow client reads.
+    send("ping");
+    assert_eq!(reader.read(), "pong\n");
+    send("hub");
+    std::thread::sleep(slow);
+    let start_up = reader.until("wait");
+    check(&start_up, "wait");
+    assert!(start_up[0].starts_with("id "), "start-up: {start_up:?}");
+
+    send("init");
+    assert_eq!(reader.read(), "ready\n");
+    send(&format!("pos pos={START_10X10}"));
+    send("level depth=9");
+    send("go think");
+    std::thread::sleep(slow);
+    let search = reader.until("done");
+    check(&search, "done");
+    assert!(
+        search[..search.len() - 1]
+            .iter()
+            .flat_map(|chunk| chunk.lines())
+            .all(|line| line.starts_with("info ")),
+        "search output: {search:?}"
+    );
+
+    send("quit");
+    let _ = child.wait();
 }
 
 /// Runs a Python script with a time limit; returns its stdout (fails with its output).

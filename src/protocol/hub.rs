@@ -6,10 +6,12 @@
 //! - the reader (the calling thread) parses lines and drives the [`Engine`] facade;
 //! - the writer thread turns the facade's [`Event`]s into `info` and `done` lines, in the
 //!   Hub numbering of the search they belong to;
-//! - [`Output`] writes every line, flushed, at least [`LINE_GAP`] after the previous one
-//!   (py-draughts reads with `select()` and a buffered `readline()`, and loses a line that
-//!   arrives in the same read as the one before it); the one exception is a search whose
-//!   `done` is overdue because the client already sent its next `go` (docs/hub.md).
+//! - [`Output`] writes every line, flushed, at least [`LINE_GAP`] after the previous one,
+//!   and the lines a client waits for (`wait`, `done`, ...) only once it has read the lines
+//!   before them (py-draughts reads with `select()` and a buffered `readline()`, and misses
+//!   a last line that arrives in the same read as the one before it); the one exception is a
+//!   search whose `done` is overdue because the client already sent its next `go`
+//!   (docs/hub.md).
 //!
 //! Squares: the Hub position string and moves use pydraughts' numbering, which is not PDN on
 //! some 8x8 boards (see [`Layout`]); everything is converted at the edges and the engine only
@@ -21,6 +23,7 @@ use crate::notation::fen::{parse_fen, write_fen};
 use crate::notation::movetext::{parse_move_in, write_move_full, write_move_in};
 use crate::notation::{bit_of_number, number_of_bit};
 use crate::position::{Move, Position};
+use crate::protocol::pipe::PipeProbe;
 use crate::rules::{Color, Rules, Variant};
 use crate::with_variant;
 use crate::{Bits, Geometry};
@@ -33,6 +36,10 @@ use std::time::{Duration, Instant};
 /// The least time between two lines written to the client. py-draughts needs each line to
 /// arrive on its own; pydraughts does not care. A workaround for a client, not protocol.
 pub const LINE_GAP: Duration = Duration::from_millis(5);
+
+/// How long the last line of a burst (`wait`, `done`) waits for the client to read the lines
+/// before it when stdout is a pipe ([`PipeProbe`]): a client that reads keeps it far shorter.
+pub const DRAIN_LIMIT: Duration = Duration::from_millis(200);
 
 /// How the Hub numbering of a variant differs from PDN (as pydraughts 0.6.7 numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -243,12 +250,18 @@ struct Output {
 struct OutputState {
     sink: Box<dyn Write + Send>,
     last: Option<Instant>,
+    /// The pipe behind `sink`, when its unread bytes can be counted.
+    probe: Option<PipeProbe>,
 }
 
 impl Output {
-    fn new(sink: Box<dyn Write + Send>) -> Output {
+    fn new(sink: Box<dyn Write + Send>, probe: Option<PipeProbe>) -> Output {
         Output {
-            state: Mutex::new(OutputState { sink, last: None }),
+            state: Mutex::new(OutputState {
+                sink,
+                last: None,
+                probe,
+            }),
         }
     }
 
@@ -259,28 +272,54 @@ impl Output {
     }
 
     fn line(&self, text: &str) {
-        self.write(text, true);
+        self.write(text, Pace::Gap);
+    }
+
+    /// Writes the last line of a burst, after which the client waits for more and reads
+    /// nothing: if it arrived in one read with the line before, py-draughts would never see
+    /// it, so it waits for the pipe to be read empty first.
+    fn last_line(&self, text: &str) {
+        self.write(text, Pace::Drained);
     }
 
     /// Writes at once, without the gap: for lines no client waits for one by one.
     fn line_now(&self, text: &str) {
-        self.write(text, false);
+        self.write(text, Pace::Now);
     }
 
-    fn write(&self, text: &str, gap: bool) {
+    fn write(&self, text: &str, pace: Pace) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if gap && let Some(last) = state.last {
+        if pace != Pace::Now
+            && let Some(last) = state.last
+        {
             let free = last + LINE_GAP;
             let now = Instant::now();
             if free > now {
                 std::thread::sleep(free - now);
             }
         }
+        if pace == Pace::Drained
+            && let Some(probe) = &state.probe
+            && !probe.wait_until_read(DRAIN_LIMIT)
+        {
+            log::debug!("hub: the client left output unread for {DRAIN_LIMIT:?}");
+        }
         log::debug!("hub > {text}");
         let _ = writeln!(state.sink, "{text}");
         let _ = state.sink.flush();
         state.last = Some(Instant::now());
     }
+}
+
+/// How [`Output`] times a line.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pace {
+    /// At least [`LINE_GAP`] after the previous line.
+    Gap,
+    /// As [`Pace::Gap`], and once the client has read the lines before (up to [`DRAIN_LIMIT`]).
+    Drained,
+    /// At once.
+    Now,
 }
 
 /// What the writer needs to turn one search's events into Hub text.
@@ -417,21 +456,22 @@ fn write_events(
                 // one and they need no gap. Without this, a client that fires searches in a
                 // burst waits 5 ms per line: 10,000 `go`/`stop` take over a minute.
                 let superseded = contexts.lock().unwrap_or_else(|e| e.into_inner()).len() > 1;
-                let write = |line: &str| {
-                    if superseded {
-                        output.line_now(line);
-                    } else {
-                        output.line(line);
-                    }
-                };
                 if let Some(line) = pending.take() {
-                    write(&line);
+                    if superseded {
+                        output.line_now(&line);
+                    } else {
+                        output.line(&line);
+                    }
                 }
                 let line = match &context {
                     Some(context) => context.done_line(best.as_ref(), ponder.as_ref()),
                     None => "done".to_string(),
                 };
-                write(&line);
+                if superseded {
+                    output.line_now(&line);
+                } else {
+                    output.last_line(&line);
+                }
                 contexts
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -683,7 +723,7 @@ impl Hub {
             "param name=threads value={} type=int min=1 max={MAX_THREADS}",
             options.threads
         ));
-        self.output.line("wait");
+        self.output.last_line("wait");
     }
 
     /// Commands that change the state end a search still running (the protocol forbids
@@ -802,7 +842,7 @@ impl Hub {
                 .unwrap_or_else(|e| e.into_inner())
                 .pop_back();
             log::debug!("hub: go refused: {error}");
-            self.output.line("done");
+            self.output.last_line("done");
         }
     }
 
@@ -813,7 +853,7 @@ impl Hub {
         };
         match command.name.as_str() {
             "hub" => self.start_up(),
-            "init" => self.output.line("ready"),
+            "init" => self.output.last_line("ready"),
             "set-param" => self.set_param(&command),
             "new-game" => {
                 self.settle();
@@ -824,7 +864,7 @@ impl Hub {
             "pos" => self.set_position(&command),
             "level" => self.level = Level::read(&command),
             "go" => self.go(&command),
-            "ping" => self.output.line("pong"),
+            "ping" => self.output.last_line("pong"),
             "ponder-hit" => self.engine.ponderhit(),
             "stop" => self.engine.stop(),
             "quit" => return false,
@@ -838,15 +878,20 @@ impl Hub {
 /// process exit code.
 pub fn run() -> i32 {
     let stdin = std::io::stdin();
-    run_io(stdin.lock(), Box::new(std::io::stdout()))
+    run_io(
+        stdin.lock(),
+        Box::new(std::io::stdout()),
+        PipeProbe::stdout(),
+    )
 }
 
-/// Runs the Hub protocol on any input and output (tests use pipes).
-pub fn run_io(mut input: impl BufRead, output: Box<dyn Write + Send>) -> i32 {
+/// Runs the Hub protocol on any input and output, with a probe of the output pipe's unread
+/// bytes when there is one.
+fn run_io(mut input: impl BufRead, output: Box<dyn Write + Send>, probe: Option<PipeProbe>) -> i32 {
     let (mut engine, events) = Engine::new();
     let variant = HUB_VARIANTS[0];
     let _ = engine.set_variant(variant.variant);
-    let output = Arc::new(Output::new(output));
+    let output = Arc::new(Output::new(output, probe));
     let contexts = Arc::new(Mutex::new(VecDeque::new()));
     let writer = {
         let (contexts, output) = (Arc::clone(&contexts), Arc::clone(&output));

@@ -6,4 +6,5 @@
 //! - [`hub`]: the Hub protocol, spoken by `damka hub` (specified in `docs/hub.md`).
 
 pub mod hub;
+mod pipe;
 pub mod uci;
