@@ -26,6 +26,8 @@
 //! - a weight per column of the men, counted from the side's own left (edge men and the two
 //!   wings), locked men (no empty square ahead) and men backed on both squares behind: the
 //!   "formation" features of classical draughts programs, with weights left to the tuner;
+//! - these men terms and the back-rank, centre, balance and mobility terms have an endgame
+//!   part too, blended in as the board empties (the tapered evaluation of the material);
 //! - runaway men, whose way to promotion is clear (Chinook);
 //! - kings on the main diagonal (flying kings) and in the centre (short kings; Samuel's
 //!   KCENT);
@@ -266,15 +268,22 @@ fn side_terms<R: Rules, const UP: bool>(
     }
 
     // Back-rank guard, while the opponent has men that could crown there.
+    // The men terms below are flat, each with an endgame part blended in as the board empties
+    // (tapered evaluation, as for the material and advancement above).
     if opp_men != 0 {
-        terms.flat += w.back_rank * (men & rank::<R::Geometry, UP>(0)).count_ones() as i32;
+        let guards = (men & rank::<R::Geometry, UP>(0)).count_ones() as i32;
+        terms.flat += w.back_rank * guards;
+        terms.endgame += w.back_rank_endgame * guards;
     }
 
     // Centre and left/right balance.
-    terms.flat += w.centre * (men & R::Geometry::CENTRE).count_ones() as i32;
+    let central = (men & R::Geometry::CENTRE).count_ones() as i32;
+    terms.flat += w.centre * central;
+    terms.endgame += w.centre_endgame * central;
     let left = (men & R::Geometry::LEFT).count_ones() as i32;
     let right = (men & R::Geometry::RIGHT).count_ones() as i32;
     terms.flat += w.balance * (left - right).abs();
+    terms.endgame += w.balance_endgame * (left - right).abs();
 
     // Columns, counted from the side's own left: the board turned half a turn for the side
     // moving down.
@@ -284,13 +293,18 @@ fn side_terms<R: Rules, const UP: bool>(
         } else {
             R::Geometry::COLUMNS[size - 1 - c]
         };
-        terms.flat += w.column[c] * (men & column).count_ones() as i32;
+        let count = (men & column).count_ones() as i32;
+        terms.flat += w.column[c] * count;
+        terms.endgame += w.column_endgame[c] * count;
     }
 
     // Locked men (no empty square ahead) and men backed on both sides behind.
-    terms.flat += w.locked_men * (men & !behind(empty)).count_ones() as i32;
-    let supported = men & step(own, ahead_left) & step(own, ahead_right);
-    terms.flat += w.supported_men * supported.count_ones() as i32;
+    let locked = (men & !behind(empty)).count_ones() as i32;
+    terms.flat += w.locked_men * locked;
+    terms.endgame += w.locked_men_endgame * locked;
+    let supported = (men & step(own, ahead_left) & step(own, ahead_right)).count_ones() as i32;
+    terms.flat += w.supported_men * supported;
+    terms.endgame += w.supported_men_endgame * supported;
 
     // Safe steps of the men. A man stepping ahead-left to t can be taken at once by an enemy
     // piece ahead-left of t (it jumps onto the square the man left) or ahead-right of t when
@@ -304,6 +318,7 @@ fn side_terms<R: Rules, const UP: bool>(
     let safe_steps =
         (to_left & !unsafe_left).count_ones() + (to_right & !unsafe_right).count_ones();
     terms.flat += w.mobility * safe_steps as i32;
+    terms.endgame += w.mobility_endgame * safe_steps as i32;
 
     // Runaway men. `blocked[d]` holds the squares with an occupied square in the cone of
     // depth d + 1 ahead (the squares a man could reach in d + 1 steps).
