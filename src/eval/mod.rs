@@ -267,9 +267,10 @@ fn side_terms<R: Rules, const UP: bool>(
         terms.endgame += count * (w.advance_endgame[r] + ranks * w.tempo_endgame);
     }
 
+    // The men terms from here to the mobility are flat, each with an endgame part blended in
+    // as the board empties (tapered evaluation, as for the material and advancement above).
+
     // Back-rank guard, while the opponent has men that could crown there.
-    // The men terms below are flat, each with an endgame part blended in as the board empties
-    // (tapered evaluation, as for the material and advancement above).
     if opp_men != 0 {
         let guards = (men & rank::<R::Geometry, UP>(0)).count_ones() as i32;
         terms.flat += w.back_rank * guards;
