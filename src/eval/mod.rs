@@ -283,8 +283,9 @@ fn side_terms<R: Rules, const UP: bool>(
     terms.endgame += w.centre_endgame * central;
     let left = (men & R::Geometry::LEFT).count_ones() as i32;
     let right = (men & R::Geometry::RIGHT).count_ones() as i32;
-    terms.flat += w.balance * (left - right).abs();
-    terms.endgame += w.balance_endgame * (left - right).abs();
+    let imbalance = (left - right).abs();
+    terms.flat += w.balance * imbalance;
+    terms.endgame += w.balance_endgame * imbalance;
 
     // Columns, counted from the side's own left: the board turned half a turn for the side
     // moving down.

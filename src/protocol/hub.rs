@@ -282,11 +282,6 @@ impl Output {
         self.write(text, Pace::Drained);
     }
 
-    /// Writes at once, without the gap: for lines no client waits for one by one.
-    fn line_now(&self, text: &str) {
-        self.write(text, Pace::Now);
-    }
-
     fn write(&self, text: &str, pace: Pace) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if pace != Pace::Now
@@ -318,7 +313,8 @@ enum Pace {
     Gap,
     /// As [`Pace::Gap`], and once the client has read the lines before (up to [`DRAIN_LIMIT`]).
     Drained,
-    /// At once.
+    /// At once: the lines of a search a later `go` has replaced, which no client reads one
+    /// by one.
     Now,
 }
 
@@ -456,22 +452,19 @@ fn write_events(
                 // one and they need no gap. Without this, a client that fires searches in a
                 // burst waits 5 ms per line: 10,000 `go`/`stop` take over a minute.
                 let superseded = contexts.lock().unwrap_or_else(|e| e.into_inner()).len() > 1;
+                let (info_pace, done_pace) = if superseded {
+                    (Pace::Now, Pace::Now)
+                } else {
+                    (Pace::Gap, Pace::Drained)
+                };
                 if let Some(line) = pending.take() {
-                    if superseded {
-                        output.line_now(&line);
-                    } else {
-                        output.line(&line);
-                    }
+                    output.write(&line, info_pace);
                 }
                 let line = match &context {
                     Some(context) => context.done_line(best.as_ref(), ponder.as_ref()),
                     None => "done".to_string(),
                 };
-                if superseded {
-                    output.line_now(&line);
-                } else {
-                    output.last_line(&line);
-                }
+                output.write(&line, done_pace);
                 contexts
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
