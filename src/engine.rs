@@ -269,6 +269,27 @@ pub fn option_specs() -> Vec<OptionSpec> {
     ]
 }
 
+/// One checked option value, ready to be set ([`Engine::check_option`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// `Hash`, MB.
+    Hash(usize),
+    /// `Threads`.
+    Threads(usize),
+    /// `MultiPV`.
+    MultiPv(usize),
+    /// `Move Overhead`, milliseconds.
+    MoveOverhead(u64),
+    /// `Ponder`.
+    Ponder(bool),
+    /// `Variant`: a new game of it.
+    Variant(Variant),
+    /// `Clear Hash`.
+    ClearHash,
+    /// `EvalFile`: `None` for the built-in weights, else the file name and its checked text.
+    EvalFile(Option<(String, String)>),
+}
+
 /// The current option values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -474,7 +495,10 @@ impl<R: Rules> Session for GameSession<R> {
                 )
             })
         };
-        let untimed = go.infinite || go.ponder;
+        // A `go` that sets no limit at all (no depth, nodes, movetime, nor the clock of the
+        // side to move) is `go infinite`: it ends on `stop` only, whatever depth it reaches.
+        let unlimited = budget.is_none() && go.depth.is_none() && go.nodes.is_none();
+        let untimed = go.infinite || go.ponder || unlimited;
         let limits = Limits {
             depth: go.depth,
             nodes: go.nodes,
@@ -504,7 +528,7 @@ impl<R: Rules> Session for GameSession<R> {
             .expect("the system can start a search thread");
         Ok(SearchHandle {
             shared,
-            pondering: go.ponder && !go.infinite,
+            pondering: go.ponder && !go.infinite && !unlimited,
             thread,
         })
     }
@@ -622,9 +646,66 @@ impl Engine {
             .is_some_and(|search| !search.thread.is_finished())
     }
 
-    /// Sets an option by name (case-insensitive, as UCI allows). Refused while searching,
-    /// except nothing: options take effect at the next `go`.
+    /// Sets an option by name (case-insensitive, as UCI allows): [`Engine::check_option`],
+    /// then the change. Refused while searching for the options that touch the table or the
+    /// game (`Hash`, `Clear Hash`, `Variant`); the others take effect at the next `go`.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        let setting = self.check_option(name, value)?;
+        match setting {
+            Setting::Hash(megabytes) => {
+                if self.is_searching() {
+                    return Err(EngineError::Busy("resize the hash"));
+                }
+                // Free the old table first, so the two are never held at once; if the new
+                // size cannot be had, fall back to the old size.
+                self.tt = Arc::new(TranspositionTable::new(1));
+                match TranspositionTable::try_new(megabytes) {
+                    Ok(table) => {
+                        self.tt = Arc::new(table);
+                        self.options.hash_mb = megabytes;
+                    }
+                    Err(_) => {
+                        self.tt = Arc::new(TranspositionTable::new(self.options.hash_mb));
+                        return Err(EngineError::BadOptionValue {
+                            name: "Hash".into(),
+                            value: value.trim().to_string(),
+                            expected: format!(
+                                "a size this machine can allocate (kept {} MB)",
+                                self.options.hash_mb
+                            ),
+                        });
+                    }
+                }
+            }
+            Setting::Threads(threads) => self.options.threads = threads,
+            Setting::MultiPv(lines) => self.options.multipv = lines,
+            Setting::MoveOverhead(ms) => self.options.move_overhead_ms = ms,
+            Setting::Ponder(flag) => self.options.ponder = flag,
+            Setting::Variant(variant) => self.set_variant(variant)?,
+            Setting::ClearHash => {
+                if self.is_searching() {
+                    return Err(EngineError::Busy("clear the hash"));
+                }
+                self.tt.clear();
+            }
+            Setting::EvalFile(file) => match file {
+                None => {
+                    self.options.eval_file.clear();
+                    self.options.eval_text = None;
+                }
+                Some((path, text)) => {
+                    self.options.eval_file = path;
+                    self.options.eval_text = Some(text);
+                }
+            },
+        }
+        Ok(())
+    }
+
+    /// Reads an option's name and value without changing anything: the setting it would make,
+    /// or why it is refused. A weights file (`EvalFile`) is read and checked here, so that a
+    /// bad one is refused whole and the weights in force stay.
+    pub fn check_option(&self, name: &str, value: &str) -> Result<Setting, EngineError> {
         let spec = option_specs()
             .into_iter()
             .find(|spec| spec.name.eq_ignore_ascii_case(name.trim()))
@@ -635,7 +716,7 @@ impl Engine {
             value: value.to_string(),
             expected,
         };
-        match &spec.kind {
+        let setting = match &spec.kind {
             OptionKind::Spin { min, max, .. } => {
                 let number: i64 = value
                     .parse()
@@ -643,76 +724,39 @@ impl Engine {
                     .filter(|n| (*min..=*max).contains(n))
                     .ok_or_else(|| bad(format!("an integer from {min} to {max}")))?;
                 match spec.name {
-                    "Hash" => {
-                        if self.is_searching() {
-                            return Err(EngineError::Busy("resize the hash"));
-                        }
-                        // Free the old table first, so the two are never held at once; if
-                        // the new size cannot be had, fall back to the old size.
-                        self.tt = Arc::new(TranspositionTable::new(1));
-                        match TranspositionTable::try_new(number as usize) {
-                            Ok(table) => {
-                                self.tt = Arc::new(table);
-                                self.options.hash_mb = number as usize;
-                            }
-                            Err(_) => {
-                                self.tt = Arc::new(TranspositionTable::new(self.options.hash_mb));
-                                return Err(bad(format!(
-                                    "a size this machine can allocate (kept {} MB)",
-                                    self.options.hash_mb
-                                )));
-                            }
-                        }
-                    }
-                    "Threads" => self.options.threads = number as usize,
-                    "MultiPV" => self.options.multipv = number as usize,
-                    "Move Overhead" => self.options.move_overhead_ms = number as u64,
+                    "Hash" => Setting::Hash(number as usize),
+                    "Threads" => Setting::Threads(number as usize),
+                    "MultiPV" => Setting::MultiPv(number as usize),
+                    "Move Overhead" => Setting::MoveOverhead(number as u64),
                     _ => unreachable!("every spin option is handled"),
                 }
             }
-            OptionKind::Check { .. } => {
-                let flag = match value.to_ascii_lowercase().as_str() {
-                    "true" => true,
-                    "false" => false,
-                    _ => return Err(bad("true or false".into())),
-                };
-                if spec.name == "Ponder" {
-                    self.options.ponder = flag;
-                }
-            }
-            OptionKind::Combo { values, .. } => {
-                let variant: Variant = value
+            OptionKind::Check { .. } => match value.to_ascii_lowercase().as_str() {
+                "true" => Setting::Ponder(true),
+                "false" => Setting::Ponder(false),
+                _ => return Err(bad("true or false".into())),
+            },
+            OptionKind::Combo { values, .. } => Setting::Variant(
+                value
                     .parse()
-                    .map_err(|_| bad(format!("one of {}", values.join(", "))))?;
-                if self.is_searching() {
-                    return Err(EngineError::Busy("change the variant"));
-                }
-                self.session = session_for(variant);
-            }
-            OptionKind::Button => {
-                if self.is_searching() {
-                    return Err(EngineError::Busy("clear the hash"));
-                }
-                self.tt.clear();
-            }
+                    .map_err(|_| bad(format!("one of {}", values.join(", "))))?,
+            ),
+            OptionKind::Button => Setting::ClearHash,
             OptionKind::Text { .. } => {
-                // `EvalFile`, the only text option. A file that cannot be read or parsed is
-                // refused whole: the weights in force stay.
+                // `EvalFile`, the only text option.
                 if value.is_empty() || value == "<empty>" {
-                    self.options.eval_file.clear();
-                    self.options.eval_text = None;
-                    return Ok(());
+                    Setting::EvalFile(None)
+                } else {
+                    let text = std::fs::read_to_string(value)
+                        .map_err(|e| bad(format!("a readable weights file ({e})")))?;
+                    for_variant(self.variant())
+                        .parse_text(&text)
+                        .map_err(|e| bad(format!("a weights file ({e})")))?;
+                    Setting::EvalFile(Some((value.to_string(), text)))
                 }
-                let text = std::fs::read_to_string(value)
-                    .map_err(|e| bad(format!("a readable weights file ({e})")))?;
-                for_variant(self.variant())
-                    .parse_text(&text)
-                    .map_err(|e| bad(format!("a weights file ({e})")))?;
-                self.options.eval_file = value.to_string();
-                self.options.eval_text = Some(text);
             }
-        }
-        Ok(())
+        };
+        Ok(setting)
     }
 
     /// Switches to another variant at its start position.

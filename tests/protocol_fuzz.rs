@@ -1999,8 +1999,10 @@ fn hub_invalid(rng: &mut Rng, searching: bool) -> String {
         };
         // Never a command that would legitimately change the state or start a search.
         let name = parse_hub(&format!("{line}\n")).map(|c| c.name);
+        // `level` changes the state (the limits of the next search): during a search it stops
+        // that search first, as `pos` and a valid `set-param` do (src/protocol/driver.rs).
         let allowed: &[&str] = if searching {
-            &["level", "set-param", "ping", "init", "hub"]
+            &["set-param", "ping", "init", "hub"]
         } else {
             &["level", "set-param", "ping", "init", "hub", "pos"]
         };

@@ -1,16 +1,18 @@
 //! The Hub protocol, version 2 (Scan's), as lidraughts bots (pydraughts) and py-draughts speak it.
 //!
 //! `damka hub` reads one command a line on stdin and answers on stdout; `docs/hub.md`
-//! describes the dialect. Three parts:
+//! describes the dialect. When commands are carried out, and in which order with a running
+//! search, is the [driver](super::driver)'s, shared with the UCI dialect; this module holds
+//! what is the Hub protocol's own:
 //!
-//! - the reader (the calling thread) parses lines and drives the [`Engine`] facade;
-//! - the writer thread turns the facade's [`Event`]s into `info` and `done` lines, in the
-//!   Hub numbering of the search they belong to;
+//! - its grammar, and the checks that refuse a bad `pos` or `set-param` before it stops a
+//!   search;
+//! - the [`Event`]s as `info` and `done` lines, in the Hub numbering of their search;
 //! - [`Output`] writes every line, flushed, at least [`LINE_GAP`] after the previous one,
 //!   and the lines a client waits for (`wait`, `done`, ...) only once it has read the lines
 //!   before them (py-draughts reads with `select()` and a buffered `readline()`, and misses
 //!   a last line that arrives in the same read as the one before it); the one exception is a
-//!   search whose `done` is overdue because the client already sent its next `go`
+//!   search whose `done` is overdue because the client already sent its next command
 //!   (docs/hub.md).
 //!
 //! Squares: the Hub position string and moves use pydraughts' numbering, which is not PDN on
@@ -23,14 +25,12 @@ use crate::notation::fen::{parse_fen, write_fen};
 use crate::notation::movetext::{parse_move_in, write_move_full, write_move_in};
 use crate::notation::{bit_of_number, number_of_bit};
 use crate::position::{Move, Position};
+use crate::protocol::driver::{Dialect, Sink, Step, drive};
 use crate::protocol::pipe::PipeProbe;
 use crate::rules::{Color, Rules, Variant};
 use crate::with_variant;
 use crate::{Bits, Geometry};
-use crossbeam_channel::{Receiver, RecvTimeoutError};
-use std::collections::VecDeque;
 use std::io::{BufRead, Write};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The least time between two lines written to the client. py-draughts needs each line to
@@ -242,13 +242,9 @@ pub fn format_score(score: Score) -> String {
 }
 
 /// Lines to the client, flushed one by one, never closer than [`LINE_GAP`] (but for the lines
-/// of a search that a later `go` has already replaced: no client reads those one by one).
+/// of a search that a later command has already stopped: no client reads those one by one).
 struct Output {
-    state: Mutex<OutputState>,
-}
-
-struct OutputState {
-    sink: Box<dyn Write + Send>,
+    sink: Sink,
     last: Option<Instant>,
     /// The pipe behind `sink`, when its unread bytes can be counted.
     probe: Option<PipeProbe>,
@@ -257,35 +253,31 @@ struct OutputState {
 impl Output {
     fn new(sink: Box<dyn Write + Send>, probe: Option<PipeProbe>) -> Output {
         Output {
-            state: Mutex::new(OutputState {
-                sink,
-                last: None,
-                probe,
-            }),
+            sink: Sink::new(sink),
+            last: None,
+            probe,
         }
     }
 
     /// When the next line may be written.
     fn next_free(&self) -> Instant {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.last.map_or_else(Instant::now, |last| last + LINE_GAP)
+        self.last.map_or_else(Instant::now, |last| last + LINE_GAP)
     }
 
-    fn line(&self, text: &str) {
+    fn line(&mut self, text: &str) {
         self.write(text, Pace::Gap);
     }
 
     /// Writes the last line of a burst, after which the client waits for more and reads
     /// nothing: if it arrived in one read with the line before, py-draughts would never see
     /// it, so it waits for the pipe to be read empty first.
-    fn last_line(&self, text: &str) {
+    fn last_line(&mut self, text: &str) {
         self.write(text, Pace::Drained);
     }
 
-    fn write(&self, text: &str, pace: Pace) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+    fn write(&mut self, text: &str, pace: Pace) {
         if pace != Pace::Now
-            && let Some(last) = state.last
+            && let Some(last) = self.last
         {
             let free = last + LINE_GAP;
             let now = Instant::now();
@@ -294,15 +286,14 @@ impl Output {
             }
         }
         if pace == Pace::Drained
-            && let Some(probe) = &state.probe
+            && let Some(probe) = &self.probe
             && !probe.wait_until_read(DRAIN_LIMIT)
         {
             log::debug!("hub: the client left output unread for {DRAIN_LIMIT:?}");
         }
         log::debug!("hub > {text}");
-        let _ = writeln!(state.sink, "{text}");
-        let _ = state.sink.flush();
-        state.last = Some(Instant::now());
+        self.sink.line(text);
+        self.last = Some(Instant::now());
     }
 }
 
@@ -313,8 +304,8 @@ enum Pace {
     Gap,
     /// As [`Pace::Gap`], and once the client has read the lines before (up to [`DRAIN_LIMIT`]).
     Drained,
-    /// At once: the lines of a search a later `go` has replaced, which no client reads one
-    /// by one.
+    /// At once: the lines of a search a later command has stopped, which no client reads
+    /// one by one.
     Now,
 }
 
@@ -399,81 +390,6 @@ impl SearchContext {
             [best] => format!("done move={best}"),
             [best, ponder, ..] => format!("done move={best} ponder={ponder}"),
         }
-    }
-}
-
-/// The writer thread: every event to a line; `info` lines that would come closer than
-/// [`LINE_GAP`] are merged (the newest kept), and the last one goes out before `done`.
-fn write_events(
-    events: Receiver<Event>,
-    contexts: Arc<Mutex<VecDeque<SearchContext>>>,
-    output: Arc<Output>,
-) {
-    let mut pending: Option<String> = None;
-    loop {
-        let event = if pending.is_some() {
-            match events.recv_deadline(output.next_free()) {
-                Ok(event) => event,
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Some(line) = pending.take() {
-                        output.line(&line);
-                    }
-                    continue;
-                }
-                Err(RecvTimeoutError::Disconnected) => break,
-            }
-        } else {
-            match events.recv() {
-                Ok(event) => event,
-                Err(_) => break,
-            }
-        };
-        let context = contexts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .front()
-            .cloned();
-        match event {
-            Event::Info(info) => {
-                if info.multipv != 1 {
-                    continue;
-                }
-                let Some(context) = context else { continue };
-                let line = context.info_line(&info);
-                if Instant::now() >= output.next_free() && pending.is_none() {
-                    output.line(&line);
-                } else {
-                    pending = Some(line);
-                }
-            }
-            Event::BestMove { best, ponder } => {
-                // A later `go` has already been read: the client sent it without waiting for
-                // this `done` (py-draughts never does), so it does not read these lines one by
-                // one and they need no gap. Without this, a client that fires searches in a
-                // burst waits 5 ms per line: 10,000 `go`/`stop` take over a minute.
-                let superseded = contexts.lock().unwrap_or_else(|e| e.into_inner()).len() > 1;
-                let (info_pace, done_pace) = if superseded {
-                    (Pace::Now, Pace::Now)
-                } else {
-                    (Pace::Gap, Pace::Drained)
-                };
-                if let Some(line) = pending.take() {
-                    output.write(&line, info_pace);
-                }
-                let line = match &context {
-                    Some(context) => context.done_line(best.as_ref(), ponder.as_ref()),
-                    None => "done".to_string(),
-                };
-                output.write(&line, done_pace);
-                contexts
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .pop_front();
-            }
-        }
-    }
-    if let Some(line) = pending.take() {
-        output.line(&line);
     }
 }
 
@@ -686,17 +602,47 @@ pub fn read_hub_move<R: Rules>(
         .map_err(|e| format!("move '{text}' does not fit the position: {e}"))
 }
 
-/// The reader's state.
+/// A Hub command that [`Hub::read`](Dialect::read) accepted.
+enum HubCommand {
+    /// `hub`: the start-up lines.
+    Hub,
+    /// `init`: `ready`.
+    Init,
+    /// `ping`: `pong`.
+    Ping,
+    /// `set-param variant`: a new game of this variant.
+    Variant(HubVariant),
+    /// `set-param` of an engine option (already checked): its UCI name and value.
+    EngineOption(&'static str, String),
+    /// `new-game`.
+    NewGame,
+    /// `pos`, read and checked: the variant it is in, its PDN FEN and the moves after it.
+    Pos {
+        variant: HubVariant,
+        fen: String,
+        moves: Vec<String>,
+    },
+    /// `level`.
+    Level(Level),
+    /// `go think|ponder|analyze`.
+    Go(Command),
+}
+
+/// The Hub protocol's side of the [driver](super::driver): its grammar, its numbering of
+/// squares and its wording.
 struct Hub {
-    engine: Engine,
     variant: HubVariant,
     level: Level,
-    contexts: Arc<Mutex<VecDeque<SearchContext>>>,
-    output: Arc<Output>,
+    output: Output,
+    /// How the running (or last) search's moves are written.
+    search: Option<SearchContext>,
+    /// The newest `info` line, held back because it came less than [`LINE_GAP`] after the
+    /// one before (the newest replaces it; the last one is written before `done`).
+    pending: Option<String>,
 }
 
 impl Hub {
-    fn start_up(&self) {
+    fn start_up(&mut self, engine: &Engine) {
         let version = env!("CARGO_PKG_VERSION");
         self.output.line(&format!(
             "id name=damka version={version} author=\"the damka authors\" country=unknown"
@@ -707,7 +653,7 @@ impl Hub {
             self.variant.name,
             quote(&names.join(" "))
         ));
-        let options = self.engine.options();
+        let options = engine.options();
         self.output.line(&format!(
             "param name=hash value={} type=int min=1 max={MAX_HASH_MB}",
             options.hash_mb
@@ -719,53 +665,33 @@ impl Hub {
         self.output.last_line("wait");
     }
 
-    /// Commands that change the state end a search still running (the protocol forbids
-    /// them during one; its `done` is still written).
-    fn settle(&mut self) {
-        if self.engine.is_searching() {
-            self.engine.finish_search();
-        }
-    }
-
-    fn set_param(&mut self, command: &Command) {
+    /// Reads `set-param`; the value is checked here, before a running search is stopped.
+    fn read_param(command: &Command, engine: &Engine) -> Step<HubCommand> {
         let (Some(name), Some(value)) = (command.get("name"), command.get("value")) else {
-            return;
+            return Step::Refused("set-param needs a name and a value".into());
         };
-        self.settle();
-        let result = match name.to_ascii_lowercase().as_str() {
-            "variant" => match hub_variant(value) {
-                Some(variant) => {
-                    self.variant = variant;
-                    self.engine
-                        .set_variant(variant.variant)
-                        .map_err(|e| e.to_string())
-                }
-                None => Err(format!("unknown variant '{value}'")),
-            },
-            "hash" => self
-                .engine
-                .set_option("Hash", value)
-                .map_err(|e| e.to_string()),
-            "threads" => self
-                .engine
-                .set_option("Threads", value)
-                .map_err(|e| e.to_string()),
+        let option = match name.to_ascii_lowercase().as_str() {
+            "variant" => {
+                return match hub_variant(value) {
+                    Some(variant) => Step::Change(HubCommand::Variant(variant)),
+                    None => Step::Refused(format!("unknown variant '{value}'")),
+                };
+            }
+            "hash" => "Hash",
+            "threads" => "Threads",
             // Accepted but not listed at start-up: a string parameter with an empty value is
             // not something every Hub client parses.
-            "evalfile" | "eval-file" => self
-                .engine
-                .set_option("EvalFile", value)
-                .map_err(|e| e.to_string()),
-            _ => Err(format!("unknown parameter '{name}'")),
+            "evalfile" | "eval-file" => "EvalFile",
+            _ => return Step::Refused(format!("unknown parameter '{name}'")),
         };
-        if let Err(message) = result {
-            log::debug!("hub: set-param ignored: {message}");
+        match engine.check_option(option, value) {
+            Ok(_) => Step::Change(HubCommand::EngineOption(option, value.to_string())),
+            Err(error) => Step::Refused(error.to_string()),
         }
     }
 
-    fn set_position(&mut self, command: &Command) {
-        self.settle();
-        self.level = Level::default();
+    /// Reads `pos` (the position string and the moves) against the variant in force.
+    fn read_pos(&self, command: &Command) -> Step<HubCommand> {
         let pos = command.get("pos");
         let mut variant = self.variant;
         if let Some(text) = pos {
@@ -783,30 +709,44 @@ impl Hub {
             .unwrap_or_default();
         let layout = variant.layout;
         let read = with_variant!(variant.variant, R => read_position::<R>(pos, &moves, layout));
-        let result = read.and_then(|(fen, texts)| {
-            if variant != self.variant {
-                self.engine
-                    .set_variant(variant.variant)
-                    .map_err(|e| e.to_string())?;
-                self.variant = variant;
-            }
-            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            self.engine
-                .set_position(Some(&fen), &texts)
-                .map_err(|e| e.to_string())
-        });
-        if let Err(message) = result {
-            log::debug!("hub: pos ignored, the position is unchanged: {message}");
+        match read {
+            Ok((fen, moves)) => Step::Change(HubCommand::Pos {
+                variant,
+                fen,
+                moves,
+            }),
+            Err(message) => Step::Refused(format!("pos: {message}")),
         }
     }
 
-    fn go(&mut self, command: &Command) {
+    fn set_position(
+        &mut self,
+        variant: HubVariant,
+        fen: &str,
+        moves: &[String],
+        engine: &mut Engine,
+    ) {
+        self.level = Level::default();
+        if variant != self.variant {
+            if let Err(error) = engine.set_variant(variant.variant) {
+                self.refuse(&error.to_string());
+                return;
+            }
+            self.variant = variant;
+        }
+        let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+        if let Err(error) = engine.set_position(Some(fen), &moves) {
+            self.refuse(&error.to_string());
+        }
+    }
+
+    fn go(&mut self, command: &Command, engine: &mut Engine) {
         let mode = command
             .args
             .first()
             .map(|(key, _)| key.as_str())
             .unwrap_or("think");
-        let side = self.engine.session().side_to_move();
+        let side = engine.session().side_to_move();
         let go = match mode {
             "ponder" => Go {
                 ponder: true,
@@ -818,61 +758,153 @@ impl Hub {
             },
             _ => self.level.to_go(side),
         };
-        // The previous search's `done` is written before this one's context applies.
-        self.engine.finish_search();
-        let context = SearchContext {
+        self.search = Some(SearchContext {
             variant: self.variant.variant,
             layout: self.variant.layout,
-            root_fen: self.engine.session().fen(),
-        };
-        self.contexts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push_back(context);
-        if let Err(error) = self.engine.go(go) {
-            self.contexts
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .pop_back();
+            root_fen: engine.session().fen(),
+        });
+        if let Err(error) = engine.go(go) {
+            // Every `go` gets its `done`.
             log::debug!("hub: go refused: {error}");
             self.output.last_line("done");
         }
     }
+}
 
-    /// Handles one line; false on `quit`.
-    fn handle(&mut self, line: &str) -> bool {
-        let Some(command) = parse_command(line) else {
-            return true;
+impl Dialect for Hub {
+    type Command = HubCommand;
+
+    fn read(&mut self, line: &[u8], engine: &Engine) -> Step<HubCommand> {
+        let line = String::from_utf8_lossy(line);
+        log::debug!("hub < {}", line.trim_end());
+        let Some(command) = parse_command(&line) else {
+            return Step::Nothing;
         };
         match command.name.as_str() {
-            "hub" => self.start_up(),
-            "init" => self.output.last_line("ready"),
-            "set-param" => self.set_param(&command),
-            "new-game" => {
-                self.settle();
-                if let Err(error) = self.engine.new_game() {
-                    log::debug!("hub: new-game: {error}");
+            "hub" => Step::Query(HubCommand::Hub),
+            "init" => Step::Query(HubCommand::Init),
+            "ping" => Step::Query(HubCommand::Ping),
+            "set-param" => Hub::read_param(&command, engine),
+            "new-game" => Step::Change(HubCommand::NewGame),
+            "pos" => self.read_pos(&command),
+            "level" => Step::Change(HubCommand::Level(Level::read(&command))),
+            "go" => Step::Change(HubCommand::Go(command)),
+            "ponder-hit" => Step::PonderHit,
+            "stop" => Step::Stop,
+            "quit" => Step::Quit,
+            other => Step::Refused(format!("unknown command '{other}'")),
+        }
+    }
+
+    fn apply(&mut self, command: HubCommand, engine: &mut Engine) {
+        let result = match command {
+            HubCommand::Hub => {
+                self.start_up(engine);
+                Ok(())
+            }
+            HubCommand::Init => {
+                self.output.last_line("ready");
+                Ok(())
+            }
+            HubCommand::Ping => {
+                self.output.last_line("pong");
+                Ok(())
+            }
+            HubCommand::Variant(variant) => {
+                let result = engine.set_variant(variant.variant);
+                if result.is_ok() {
+                    self.variant = variant;
+                }
+                result
+            }
+            HubCommand::EngineOption(name, value) => engine.set_option(name, &value),
+            HubCommand::NewGame => engine.new_game(),
+            HubCommand::Pos {
+                variant,
+                fen,
+                moves,
+            } => {
+                self.set_position(variant, &fen, &moves, engine);
+                Ok(())
+            }
+            HubCommand::Level(level) => {
+                self.level = level;
+                Ok(())
+            }
+            HubCommand::Go(command) => {
+                self.go(&command, engine);
+                Ok(())
+            }
+        };
+        if let Err(error) = result {
+            self.refuse(&error.to_string());
+        }
+    }
+
+    /// The Hub protocol has no error line (py-draughts raises on one): a refused command is
+    /// only logged, and changes nothing.
+    fn refuse(&mut self, message: &str) {
+        log::debug!("hub: ignored: {message}");
+    }
+
+    /// Every event to a line; `info` lines that would come closer than [`LINE_GAP`] are
+    /// merged (the newest kept), and the last one goes out before `done`.
+    fn event(&mut self, event: Event, superseded: bool) {
+        match event {
+            Event::Info(info) => {
+                if info.multipv != 1 {
+                    return;
+                }
+                let Some(context) = &self.search else { return };
+                let line = context.info_line(&info);
+                if Instant::now() >= self.output.next_free() && self.pending.is_none() {
+                    self.output.line(&line);
+                } else {
+                    self.pending = Some(line);
                 }
             }
-            "pos" => self.set_position(&command),
-            "level" => self.level = Level::read(&command),
-            "go" => self.go(&command),
-            "ping" => self.output.last_line("pong"),
-            "ponder-hit" => self.engine.ponderhit(),
-            "stop" => self.engine.stop(),
-            "quit" => return false,
-            other => log::debug!("hub: unknown command '{other}' ignored"),
+            Event::BestMove { best, ponder } => {
+                // A later command has already been read: the client sent it without waiting
+                // for this `done` (py-draughts never does), so it does not read these lines
+                // one by one and they need no gap. Without this, a client that fires searches
+                // in a burst waits 5 ms per line: 10,000 `go`/`stop` take over a minute.
+                let (info_pace, done_pace) = if superseded {
+                    (Pace::Now, Pace::Now)
+                } else {
+                    (Pace::Gap, Pace::Drained)
+                };
+                if let Some(line) = self.pending.take() {
+                    self.output.write(&line, info_pace);
+                }
+                let line = match &self.search {
+                    Some(context) => context.done_line(best.as_ref(), ponder.as_ref()),
+                    None => "done".to_string(),
+                };
+                self.output.write(&line, done_pace);
+            }
         }
-        true
+    }
+
+    fn wake_at(&self) -> Option<Instant> {
+        self.pending.as_ref().map(|_| self.output.next_free())
+    }
+
+    fn wake(&mut self) {
+        if let Some(line) = self.pending.take() {
+            self.output.line(&line);
+        }
+    }
+
+    fn output_closed(&self) -> bool {
+        self.output.sink.closed()
     }
 }
 
-/// Runs the Hub protocol on stdin and stdout until `quit` or the end of stdin; returns the
-/// process exit code.
+/// Runs the Hub protocol on stdin and stdout until `quit`, the end of stdin or a closed stdout;
+/// returns the process exit code.
 pub fn run() -> i32 {
-    let stdin = std::io::stdin();
     run_io(
-        stdin.lock(),
+        std::io::BufReader::new(std::io::stdin()),
         Box::new(std::io::stdout()),
         PipeProbe::stdout(),
     )
@@ -880,43 +912,22 @@ pub fn run() -> i32 {
 
 /// Runs the Hub protocol on any input and output, with a probe of the output pipe's unread
 /// bytes when there is one.
-fn run_io(mut input: impl BufRead, output: Box<dyn Write + Send>, probe: Option<PipeProbe>) -> i32 {
+fn run_io(
+    input: impl BufRead + Send + 'static,
+    output: Box<dyn Write + Send>,
+    probe: Option<PipeProbe>,
+) -> i32 {
     let (mut engine, events) = Engine::new();
     let variant = HUB_VARIANTS[0];
     let _ = engine.set_variant(variant.variant);
-    let output = Arc::new(Output::new(output, probe));
-    let contexts = Arc::new(Mutex::new(VecDeque::new()));
-    let writer = {
-        let (contexts, output) = (Arc::clone(&contexts), Arc::clone(&output));
-        std::thread::Builder::new()
-            .name("hub-writer".into())
-            .spawn(move || write_events(events, contexts, output))
-            .expect("the system can start the writer thread")
-    };
-    let mut hub = Hub {
-        engine,
+    let hub = Hub {
         variant,
         level: Level::default(),
-        contexts,
-        output,
+        output: Output::new(output, probe),
+        search: None,
+        pending: None,
     };
-    let mut buffer = Vec::new();
-    loop {
-        buffer.clear();
-        match input.read_until(b'\n', &mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let line = String::from_utf8_lossy(&buffer);
-        log::debug!("hub < {}", line.trim_end());
-        if !hub.handle(&line) {
-            break;
-        }
-    }
-    hub.engine.finish_search();
-    drop(hub);
-    let _ = writer.join();
-    0
+    drive(hub, engine, events, input)
 }
 
 #[cfg(test)]

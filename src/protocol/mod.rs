@@ -5,6 +5,7 @@
 //!   `docs/protocol.md`).
 //! - [`hub`]: the Hub protocol, spoken by `damka hub` (specified in `docs/hub.md`).
 
+pub mod driver;
 pub mod hub;
 mod pipe;
 pub mod uci;

@@ -1,10 +1,9 @@
 //! The UCI-style dialect spoken on stdin/stdout by `damka` with no subcommand. The dialect is
 //! specified in `docs/protocol.md`; this module implements it.
 //!
-//! Commands are read and carried out on the calling thread. The engine's events (`info`
-//! lines and exactly one `bestmove` per `go`) are printed by a printer thread, so `isready`
-//! and `stop` are answered while a search runs. Every line is written whole under one lock
-//! and flushed; a multi-line answer (`uci`, `d`, `perft`) is written as one block.
+//! This module holds what is the dialect's own: the grammar, the wording of the answers and
+//! the checks that refuse a bad command. When commands are carried out, and in which order
+//! with a running search, is the [driver](super::driver)'s, shared with the Hub protocol.
 //!
 //! Grammar: the `vampirc-uci` crate parses the commands that carry no draughts data (`uci`,
 //! `debug`, `isready`, `setoption`, `ucinewgame`, `stop`, `ponderhit`, `quit`) and writes the
@@ -14,10 +13,8 @@
 //! panics) and ignores trailing tokens. `docs/protocol.md` gives the details.
 
 use crate::engine::{Engine, EngineError, Event, Go, Info, OptionKind, OptionSpec, Score};
-use crossbeam_channel::Receiver;
+use crate::protocol::driver::{Dialect, Sink, Step, drive};
 use std::io::{BufRead, Write};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use vampirc_uci::{Serializable, UciMessage, UciOptionConfig};
 
 /// The engine's name, as `id name` gives it (followed by the version).
@@ -354,183 +351,64 @@ pub fn uci_lines() -> Vec<String> {
     lines
 }
 
-/// The output, shared by the command thread and the printer thread: whole lines under one
-/// lock, each flushed. Write errors (a closed stdout) are ignored.
-#[derive(Clone)]
-struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
+/// The UCI dialect's side of the [driver](super::driver): reads lines into [`Command`]s and
+/// writes answers and events as UCI text.
+struct Uci {
+    out: Sink,
+}
 
-impl Output {
-    fn lines<S: AsRef<str>>(&self, lines: &[S]) {
-        let mut out = self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+impl Uci {
+    fn lines<S: AsRef<str>>(&mut self, lines: &[S]) {
         for line in lines {
-            let _ = writeln!(out, "{}", line.as_ref());
-            let _ = out.flush();
+            self.out.line(line.as_ref());
         }
     }
 
-    fn line(&self, line: &str) {
-        self.lines(&[line]);
-    }
-
     /// `info string TEXT`, on one line whatever the text holds.
-    fn info_string(&self, text: &str) {
+    fn info_string(&mut self, text: &str) {
         let text: String = text
             .chars()
             .map(|c| if c.is_control() { ' ' } else { c })
             .collect();
-        self.line(&format!("info string {text}"));
+        self.out.line(&format!("info string {text}"));
     }
 
-    /// The one line a refused command gets.
-    fn error(&self, message: &str) {
-        self.info_string(&format!("error: {message}"));
-    }
-}
-
-/// Prints the engine's events until the engine (the last sender) is dropped.
-fn spawn_printer(events: Receiver<Event>, out: Output) -> JoinHandle<()> {
-    std::thread::Builder::new()
-        .name("uci-printer".into())
-        .spawn(move || {
-            for event in events {
-                match event {
-                    Event::Info(info) => out.line(&format_info(&info)),
-                    Event::BestMove { best, ponder } => {
-                        out.line(&format_bestmove(best.as_deref(), ponder.as_deref()))
-                    }
-                }
-            }
-        })
-        .expect("the system can start the printer thread")
-}
-
-/// The command side of the loop: the engine and what it needs to know about the search.
-struct Front {
-    engine: Engine,
-    out: Output,
-    /// The last search ends only at `stop` (`go infinite`, or `go ponder` before `ponderhit`).
-    untimed: bool,
-    /// The last search was `go infinite`.
-    infinite: bool,
-    /// `stop` was sent since the last `go`.
-    stop_sent: bool,
-}
-
-impl Front {
-    /// Brings the engine to rest before a command that changes its state (`position`, `go`,
-    /// `setoption`, `ucinewgame`), so that commands take effect in the order they were sent:
-    /// a search that ends by itself (a depth, node or time limit) is waited for; one that
-    /// would wait for `stop` forever (`go infinite`, `go ponder`) is stopped. Either way its
-    /// `bestmove` is printed first.
-    fn idle(&mut self) {
-        if !self.untimed && !self.stop_sent {
-            // The facade has no "wait without stopping": poll until the search thread ends.
-            while self.engine.is_searching() {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-        }
-        self.engine.finish_search();
-    }
-
-    fn report(&self, result: Result<(), EngineError>) {
+    fn report(&mut self, result: Result<(), EngineError>) {
         if let Err(error) = result {
-            self.out.error(&error.to_string());
+            self.refuse(&error.to_string());
         }
     }
 
-    fn execute(&mut self, command: Command) {
-        match command {
-            Command::Uci => self.out.lines(&uci_lines()),
-            Command::Debug(_) => {}
-            Command::IsReady => self.out.line(&UciMessage::ReadyOk.serialize()),
-            Command::SetOption { name, value } => {
-                let value = value.as_deref().unwrap_or("");
-                // The facade checks the name and value before refusing a busy engine, so
-                // a bad setoption never reaches `idle` and leaves a search alone.
-                let mut result = self.engine.set_option(&name, value);
-                if let Err(EngineError::Busy(_)) = result {
-                    self.idle();
-                    result = self.engine.set_option(&name, value);
-                }
-                self.report(result);
-            }
-            Command::UciNewGame => {
-                self.idle();
-                let result = self.engine.new_game();
-                self.report(result);
-            }
-            Command::Position { fen, moves } => {
-                let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
-                // Checked first (`load` leaves the engine alone), so that a bad position
-                // never disturbs a search.
-                if let Err(error) = self.engine.session().load(fen.as_deref(), &moves) {
-                    self.out.error(&error.to_string());
-                    return;
-                }
-                self.idle();
-                let result = self.engine.set_position(fen.as_deref(), &moves);
-                self.report(result);
-            }
-            Command::Go(go) => self.go(go),
-            Command::Stop => {
-                self.stop_sent = true;
-                self.engine.stop();
-            }
-            Command::PonderHit => {
-                if !self.infinite {
-                    self.untimed = false;
-                }
-                self.engine.ponderhit();
-            }
-            Command::Quit => {}
-            Command::Display => self.display(),
-            Command::Eval => {
-                self.out.line(&format!(
-                    "Eval: {} cp ({} to move; positive is good for the side to move)",
-                    self.engine.evaluate(),
-                    self.engine.session().side_to_move().name()
-                ));
-            }
-            Command::Perft(depth) => self.perft(depth),
+    /// Checks a `go`'s `searchmoves` against the position, so that a bad `go` is refused
+    /// before it stops a running search.
+    fn check_go(go: &Go, engine: &Engine) -> Result<(), String> {
+        let session = engine.session();
+        if go.searchmoves.is_empty() {
+            return Ok(());
         }
+        let fen = session.fen();
+        for text in &go.searchmoves {
+            if let Err(error) = session.load(Some(&fen), &[text.as_str()]) {
+                let message = match error {
+                    EngineError::Move { message, .. } => message,
+                    other => other.to_string(),
+                };
+                return Err(format!("go searchmoves: {message}"));
+            }
+        }
+        Ok(())
     }
 
-    fn go(&mut self, go: Go) {
-        // Check the searchmoves first, so that a bad `go` never disturbs a running search.
-        let session = self.engine.session();
-        if !go.searchmoves.is_empty() {
-            let fen = session.fen();
-            for text in &go.searchmoves {
-                if let Err(error) = session.load(Some(&fen), &[text.as_str()]) {
-                    let message = match error {
-                        EngineError::Move { message, .. } => message,
-                        other => other.to_string(),
-                    };
-                    self.out.error(&format!("go searchmoves: {message}"));
-                    return;
-                }
-            }
+    fn go(&mut self, go: Go, engine: &mut Engine) {
+        if let Some(outcome) = engine.session().outcome() {
+            self.info_string(&format!("game over: {outcome}"));
         }
-        self.idle();
-        if let Some(outcome) = self.engine.session().outcome() {
-            self.out.info_string(&format!("game over: {outcome}"));
-        }
-        let (untimed, infinite) = (go.infinite || go.ponder, go.infinite);
-        match self.engine.go(go) {
-            Ok(()) => {
-                self.untimed = untimed;
-                self.infinite = infinite;
-                self.stop_sent = false;
-            }
-            Err(error) => self.out.error(&error.to_string()),
-        }
+        let result = engine.go(go);
+        self.report(result);
     }
 
-    fn display(&self) {
-        let session = self.engine.session();
+    fn display(&mut self, engine: &Engine) {
+        let session = engine.session();
         let mut lines: Vec<String> = session.diagram().lines().map(str::to_string).collect();
         lines.push(format!("Variant: {}", session.variant()));
         lines.push(format!("Fen: {}", session.fen()));
@@ -543,7 +421,7 @@ impl Front {
         if let Some(outcome) = session.outcome() {
             lines.push(format!("Outcome: {outcome}"));
         }
-        let options = self.engine.options();
+        let options = engine.options();
         lines.push(format!(
             "Options: Hash {}; Threads {}; MultiPV {}; Ponder {}; Move Overhead {}; Variant {}",
             options.hash_mb,
@@ -558,72 +436,142 @@ impl Front {
             let last = lines.len() - 1;
             lines[last].push_str(&format!("; EvalFile {}", options.eval_file));
         }
-        self.out.lines(&lines);
+        self.lines(&lines);
     }
 
-    fn perft(&self, depth: u32) {
+    fn perft(&mut self, depth: u32, engine: &Engine) {
         let mut lines = Vec::new();
         let total = if depth == 0 {
             1
         } else {
             let mut total = 0;
-            for (text, count) in self.engine.session().divide(depth) {
+            for (text, count) in engine.session().divide(depth) {
                 total += count;
                 lines.push(format!("{text}: {count}"));
             }
             total
         };
         lines.push(format!("Nodes searched: {total}"));
-        self.out.lines(&lines);
+        self.lines(&lines);
     }
 }
 
-/// Runs the dialect: commands from `input`, answers to `output`, until `quit` or the end of
-/// the input; then any search is stopped and its `bestmove` printed. Returns the exit code.
-pub fn run<I: BufRead, O: Write + Send + 'static>(mut input: I, output: O) -> i32 {
-    let out = Output(Arc::new(Mutex::new(Box::new(output))));
-    let (engine, events) = Engine::new();
-    let printer = spawn_printer(events, out.clone());
-    let mut front = Front {
-        engine,
-        out,
-        untimed: false,
-        infinite: false,
-        stop_sent: false,
-    };
-    let mut buffer = Vec::new();
-    loop {
-        buffer.clear();
-        match input.read_until(b'\n', &mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let Ok(line) = std::str::from_utf8(&buffer) else {
-            front.out.error("the line is not UTF-8");
-            continue;
+impl Dialect for Uci {
+    type Command = Command;
+
+    fn read(&mut self, line: &[u8], engine: &Engine) -> Step<Command> {
+        let Ok(line) = std::str::from_utf8(line) else {
+            return Step::Refused("the line is not UTF-8".into());
         };
-        match parse_command(line) {
-            Ok(None) => {}
-            Ok(Some(Command::Quit)) => break,
-            Ok(Some(command)) => front.execute(command),
-            Err(message) => front.out.error(&message),
+        let command = match parse_command(line) {
+            Ok(Some(command)) => command,
+            Ok(None) => return Step::Nothing,
+            Err(message) => return Step::Refused(message),
+        };
+        match command {
+            Command::Stop => Step::Stop,
+            Command::PonderHit => Step::PonderHit,
+            Command::Quit => Step::Quit,
+            Command::Debug(_) => Step::Nothing,
+            Command::Uci
+            | Command::IsReady
+            | Command::Display
+            | Command::Eval
+            | Command::Perft(_) => Step::Query(command),
+            Command::SetOption {
+                ref name,
+                ref value,
+            } => match engine.check_option(name, value.as_deref().unwrap_or("")) {
+                Ok(_) => Step::Change(command),
+                Err(error) => Step::Refused(error.to_string()),
+            },
+            Command::Position { ref fen, ref moves } => {
+                let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+                match engine.session().load(fen.as_deref(), &moves) {
+                    Ok(_) => Step::Change(command),
+                    Err(error) => Step::Refused(error.to_string()),
+                }
+            }
+            Command::Go(ref go) => match Uci::check_go(go, engine) {
+                Ok(()) => Step::Change(command),
+                Err(message) => Step::Refused(message),
+            },
+            Command::UciNewGame => Step::Change(command),
         }
     }
-    front.engine.finish_search();
-    // Dropping the engine drops the last event sender: the printer drains and ends.
-    drop(front);
-    let _ = printer.join();
-    0
+
+    fn apply(&mut self, command: Command, engine: &mut Engine) {
+        match command {
+            Command::Uci => self.lines(&uci_lines()),
+            Command::IsReady => self.out.line(&UciMessage::ReadyOk.serialize()),
+            Command::Display => self.display(engine),
+            Command::Eval => {
+                let line = format!(
+                    "Eval: {} cp ({} to move; positive is good for the side to move)",
+                    engine.evaluate(),
+                    engine.session().side_to_move().name()
+                );
+                self.out.line(&line);
+            }
+            Command::Perft(depth) => self.perft(depth, engine),
+            Command::SetOption { name, value } => {
+                let result = engine.set_option(&name, value.as_deref().unwrap_or(""));
+                self.report(result);
+            }
+            Command::UciNewGame => {
+                let result = engine.new_game();
+                self.report(result);
+            }
+            Command::Position { fen, moves } => {
+                let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+                let result = engine.set_position(fen.as_deref(), &moves);
+                self.report(result);
+            }
+            Command::Go(go) => self.go(go, engine),
+            // Read as steps of their own, never applied.
+            Command::Debug(_) | Command::Stop | Command::PonderHit | Command::Quit => {}
+        }
+    }
+
+    /// The one line a refused command gets.
+    fn refuse(&mut self, message: &str) {
+        self.info_string(&format!("error: {message}"));
+    }
+
+    fn event(&mut self, event: Event, _superseded: bool) {
+        match event {
+            Event::Info(info) => self.out.line(&format_info(&info)),
+            Event::BestMove { best, ponder } => self
+                .out
+                .line(&format_bestmove(best.as_deref(), ponder.as_deref())),
+        }
+    }
+
+    fn output_closed(&self) -> bool {
+        self.out.closed()
+    }
+}
+
+/// Runs the dialect: commands from `input`, answers to `output`, until `quit`, the end of the
+/// input or a closed output ([`super::driver`] says in which order things happen). Returns the
+/// exit code.
+pub fn run<I: BufRead + Send + 'static, O: Write + Send + 'static>(input: I, output: O) -> i32 {
+    let (engine, events) = Engine::new();
+    let uci = Uci {
+        out: Sink::new(Box::new(output)),
+    };
+    drive(uci, engine, events, input)
 }
 
 /// [`run`] on stdin and stdout.
 pub fn run_stdio() -> i32 {
-    run(std::io::stdin().lock(), std::io::stdout())
+    run(std::io::BufReader::new(std::io::stdin()), std::io::stdout())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::{Arc, Mutex};
 
     fn parse(line: &str) -> Command {
         parse_command(line)
