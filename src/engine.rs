@@ -559,8 +559,10 @@ fn run_search<R: Rules>(
         outcome
     });
     // `go infinite` and `go ponder` may not answer before `stop` (or `ponderhit`).
+    // `Engine::stop` and `Engine::ponderhit` unpark this thread, so the answer is not held up
+    // by a polling interval; the timeout only guards against a missed wake-up.
     while shared.untimed.load(Ordering::Relaxed) && !stop_requested(&shared) {
-        std::thread::sleep(Duration::from_millis(1));
+        std::thread::park_timeout(Duration::from_millis(5));
     }
     let best = outcome.best.map(|mv| {
         let legal = root.legal_moves();
@@ -806,6 +808,7 @@ impl Engine {
         if let Some(search) = &self.search {
             search.shared.stop_requested.store(true, Ordering::Relaxed);
             search.shared.stop.store(true, Ordering::Relaxed);
+            search.thread.thread().unpark();
         }
     }
 
@@ -820,6 +823,7 @@ impl Engine {
                 .clock_origin_ms
                 .store(shared.elapsed_ms(), Ordering::Relaxed);
             shared.untimed.store(false, Ordering::Relaxed);
+            search.thread.thread().unpark();
         }
     }
 

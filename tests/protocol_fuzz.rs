@@ -78,6 +78,15 @@ fn seed_for(test: &str) -> u64 {
     })
 }
 
+/// How many mixed lines a fuzz test sends: `DAMKA_FUZZ_LINES` if set (scripts/fuzz-at-scale.sh
+/// sends millions), else `default`.
+fn mixed_lines(default: usize) -> usize {
+    std::env::var("DAMKA_FUZZ_LINES")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .unwrap_or(default)
+}
+
 // ---------------------------------------------------------------------------------------------
 // A damka process on pipes
 
@@ -1353,7 +1362,8 @@ fn uci_fuzzed_lines_get_one_error_each_and_keep_the_state() {
     let mut sent = 0;
     let mut long_lines = 0;
     let mut counts = [0usize; 4];
-    while sent < 6000 {
+    let mixed_total = mixed_lines(6000);
+    while sent < mixed_total {
         let mut batch: Vec<u8> = Vec::new();
         let mut readies = 1;
         let mut errors = 0;
@@ -2233,7 +2243,8 @@ fn hub_fuzzed_lines_never_get_an_error_and_keep_the_state() {
     let mut sent = 0;
     let mut long_lines = 0;
     let mut gos = 0;
-    while sent < 4000 {
+    let mixed_total = mixed_lines(4000);
+    while sent < mixed_total {
         let mut want = HubCounts {
             pongs: 1,
             ..HubCounts::default()
