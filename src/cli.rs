@@ -136,6 +136,12 @@ enum Command {
     /// Example: damka tune gen --variant international --games 2000 --out data.txt
     #[command(subcommand)]
     Tune(TuneCommand),
+    /// Endgame tables (docs/egtb.md): `gen` builds them, `verify` checks every value against
+    /// its successors, `probe` looks a position up, `count` counts positions per piece count.
+    ///
+    /// Example: damka egtb gen --variant english --pieces 4 --dir egtb
+    #[command(subcommand)]
+    Egtb(crate::egtb::cli::EgtbCommand),
 }
 
 /// The steps of `damka tune`.
@@ -234,6 +240,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             crate::tools::show::run(&fen, variant, svg.as_deref())
         }
         Some(Command::Tune(command)) => run_tune(command),
+        Some(Command::Egtb(command)) => crate::egtb::cli::run(command),
         None => crate::protocol::uci::run_stdio(),
     }
 }

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod board;
 pub mod cli;
+pub mod egtb;
 pub mod engine;
 pub mod eval;
 pub mod game;

@@ -1,0 +1,274 @@
+//! The `damka egtb` commands: gen, verify, probe and count.
+
+use super::generate::{generate, verify};
+use super::probe::Tables;
+use super::{Indexer, Material, family};
+use crate::board::Geometry;
+use crate::notation::fen::parse_fen;
+use crate::rules::{Rules, Variant};
+use crate::with_variant;
+use clap::Subcommand;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// The steps of `damka egtb`.
+#[derive(Subcommand, Debug)]
+pub enum EgtbCommand {
+    /// Generate every slice up to N pieces (resumes: valid files already present are kept).
+    ///
+    /// Example: damka egtb gen --variant english --pieces 4 --dir egtb
+    Gen {
+        /// The rule set.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// The most pieces of a slice.
+        #[arg(long)]
+        pieces: usize,
+        /// The table directory (files go to DIR/VARIANT/).
+        #[arg(long, default_value = "egtb")]
+        dir: PathBuf,
+        /// Threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Check every stored value against its successors' values; exit 1 on any mismatch.
+    ///
+    /// Example: damka egtb verify --variant english --dir egtb
+    Verify {
+        /// The rule set.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// The table directory.
+        #[arg(long, default_value = "egtb")]
+        dir: PathBuf,
+        /// Threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Print `win`, `draw` or `loss` for the side to move (and the distance in plies, and
+    /// each move's value with --moves); exit 2 when the position is not covered.
+    ///
+    /// Example: damka egtb probe --variant english "W:WK14:BK28,K32"
+    Probe {
+        /// The rule set.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// The table directory.
+        #[arg(long, default_value = "egtb")]
+        dir: PathBuf,
+        /// Also list every legal move with its value.
+        #[arg(long)]
+        moves: bool,
+        /// The position, PDN FEN.
+        fen: String,
+    },
+    /// Print the number of positions (piece placements) with exactly N pieces, for N up to
+    /// the given count, by summing the slices' index sizes (both sides' pieces may be absent).
+    ///
+    /// Example: damka egtb count --variant english --pieces 6
+    Count {
+        /// The rule set.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// The most pieces.
+        #[arg(long)]
+        pieces: usize,
+    },
+}
+
+fn threads_or_all(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}
+
+/// Runs one `damka egtb` command; returns the exit code.
+pub fn run(command: EgtbCommand) -> i32 {
+    match command {
+        EgtbCommand::Gen {
+            variant,
+            pieces,
+            dir,
+            threads,
+        } => with_variant!(variant, R => run_gen::<R>(&dir, pieces, threads_or_all(threads))),
+        EgtbCommand::Verify {
+            variant,
+            dir,
+            threads,
+        } => with_variant!(variant, R => run_verify::<R>(&dir, threads_or_all(threads))),
+        EgtbCommand::Probe {
+            variant,
+            dir,
+            moves,
+            fen,
+        } => with_variant!(variant, R => run_probe::<R>(&dir, &fen, moves)),
+        EgtbCommand::Count { variant, pieces } => {
+            with_variant!(variant, R => run_count::<R>(pieces))
+        }
+    }
+}
+
+/// Placements with exactly `pieces` pieces, both colours' pieces counted (either side may
+/// have none), for the published totals of checkers positions.
+pub fn positions_with<R: Rules>(pieces: usize) -> u64 {
+    let man_squares = R::Geometry::SQUARES - R::Geometry::PER_ROW;
+    let n = pieces as u8;
+    let mut total = 0;
+    for wm in 0..=n {
+        for wk in 0..=n - wm {
+            for bm in 0..=n - wm - wk {
+                let bk = n - wm - wk - bm;
+                if usize::from(wm) > man_squares || usize::from(bm) > man_squares {
+                    continue;
+                }
+                total += Indexer::new::<R>(Material::new(wm, wk, bm, bk)).size();
+            }
+        }
+    }
+    total
+}
+
+fn run_count<R: Rules>(pieces: usize) -> i32 {
+    if pieces > super::MAX_PIECES {
+        eprintln!("damka egtb count: at most {} pieces", super::MAX_PIECES);
+        return 2;
+    }
+    for n in 1..=pieces {
+        println!("{n} pieces: {} positions", positions_with::<R>(n));
+    }
+    0
+}
+
+fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize) -> i32 {
+    if family(R::VARIANT).is_none() {
+        eprintln!(
+            "damka egtb gen: {} has no endgame tables (captures are optional)",
+            R::VARIANT.name()
+        );
+        return 2;
+    }
+    if !(2..=super::MAX_PIECES).contains(&pieces) {
+        eprintln!(
+            "damka egtb gen: --pieces must be from 2 to {}",
+            super::MAX_PIECES
+        );
+        return 2;
+    }
+    let progress = std::io::stderr().is_terminal();
+    match generate::<R>(dir, pieces, threads, progress) {
+        Ok(report) => {
+            for (material, positions, seconds, bytes) in &report.solved {
+                println!("{material}: {positions} positions, {seconds:.2} s, {bytes} bytes");
+            }
+            let positions: u64 = report.solved.iter().map(|s| s.1).sum();
+            let bytes: usize = report.solved.iter().map(|s| s.3).sum();
+            println!(
+                "generated {} slices ({positions} positions, {bytes} bytes), kept {} valid files, {:.1} s",
+                report.solved.len(),
+                report.loaded,
+                report.elapsed.as_secs_f64()
+            );
+            0
+        }
+        Err(error) => {
+            eprintln!("damka egtb gen: {error}");
+            1
+        }
+    }
+}
+
+fn run_verify<R: Rules>(dir: &Path, threads: usize) -> i32 {
+    let (tables, errors) = Tables::open::<R>(dir);
+    for error in &errors {
+        eprintln!("damka egtb verify: {error}");
+    }
+    if tables.is_empty() {
+        eprintln!(
+            "damka egtb verify: no {} tables under {}",
+            R::VARIANT.name(),
+            dir.display()
+        );
+        return 2;
+    }
+    let progress = std::io::stderr().is_terminal();
+    let result = verify::<R>(&tables, threads, progress);
+    for line in &result.mismatches {
+        println!("mismatch: {line}");
+    }
+    println!(
+        "verified {} slices, {} stored positions ({} more with a capture pending derived): {} wins, {} draws, {} losses, {} mismatches",
+        tables.len(),
+        result.positions,
+        result.derived,
+        result.wins,
+        result.draws,
+        result.losses,
+        result.mismatch_count
+    );
+    if result.mismatch_count == 0 && errors.is_empty() {
+        0
+    } else {
+        1
+    }
+}
+
+fn run_probe<R: Rules>(dir: &Path, fen: &str, moves: bool) -> i32 {
+    let position = match parse_fen::<R>(fen) {
+        Ok(position) => position,
+        Err(error) => {
+            eprintln!("damka egtb probe: bad FEN: {error}");
+            return 2;
+        }
+    };
+    let material = super::Placement::of(&position).material();
+    let family = family(R::VARIANT).unwrap_or("none");
+    // Only the slice asked for (and, for --moves, its successors') is loaded.
+    let mut tables = Tables::new(R::VARIANT);
+    let mut wanted = vec![material];
+    if moves {
+        for mv in position.legal_moves().iter() {
+            wanted.push(super::Placement::of(&position.play(mv)).material());
+        }
+    }
+    for m in wanted {
+        if m.white_men + m.white_kings == 0 || m.black_men + m.black_kings == 0 {
+            continue;
+        }
+        if tables.slice(m).is_some() {
+            continue;
+        }
+        let path = super::file::slice_path(dir, family, m);
+        if !path.exists() {
+            continue;
+        }
+        match Tables::load_slice::<R>(dir, m) {
+            Ok(slice) => tables.insert(std::sync::Arc::new(slice)),
+            Err(error) => {
+                eprintln!("damka egtb probe: {error}");
+                return 2;
+            }
+        }
+    }
+    let Some(value) = tables.probe(&position) else {
+        eprintln!(
+            "damka egtb probe: not covered: no {} table for slice {material} under {}",
+            R::VARIANT.name(),
+            dir.display()
+        );
+        return 2;
+    };
+    println!("{}", value.wdl());
+    println!("{value}");
+    if moves && let Some(ranked) = tables.rank_moves(&position) {
+        let legal = position.legal_moves();
+        for (mv, value) in ranked {
+            println!(
+                "{} {value}",
+                crate::notation::movetext::write_move_in(&position, &mv, &legal)
+            );
+        }
+    }
+    0
+}

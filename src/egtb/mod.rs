@@ -1,0 +1,529 @@
+//! Endgame tables: exact distance-to-end values of every position with few pieces, split into material slices with a perfect index.
+//!
+//! A table holds, for every position of one *material slice* (white men, white kings, black
+//! men, black kings) with White to move, the value under the variant's move rules alone: the
+//! side with no legal move has lost, and nothing else ends a game (no repetition, move-count
+//! or small-endgame draws; the search applies those). A value is `Win(n)` / `Loss(n)`: the
+//! game ends after exactly `n` plies with best play (the winner hurries, the loser delays),
+//! counted across captures and promotions into other slices, or `Draw` when neither side can
+//! force an end. Playing a move to a `Loss(n - 1)` successor from every `Win(n)` position
+//! therefore wins in `n` plies against any defence: the distance is the progress guarantee.
+//!
+//! Positions with Black to move are looked up as their colour-reversed twin (the board
+//! turned by 180 degrees and the colours swapped, which every supported rule set treats
+//! alike), so each slice stores White to move only.
+//!
+//! Index of a slice (perfect: every index is a legal placement and every legal placement has
+//! one index): white men are ranked over the squares they may stand on (not their promotion
+//! row), black men over theirs minus the white men, then white kings and black kings over
+//! what is left. Ranks are combinatorial (colex); the number of black-men placements depends
+//! on how many white men stand on black-man squares, so a prefix table over white-men ranks
+//! gives each its offset.
+
+pub mod cli;
+pub mod file;
+pub mod generate;
+pub mod probe;
+
+use crate::board::{Bitboard, Bits, Geometry};
+use crate::position::Position;
+use crate::rules::{Color, Rules, Variant};
+use std::fmt;
+
+/// The most pieces a slice may hold (binomial tables and value ranges are sized for it).
+pub const MAX_PIECES: usize = 8;
+
+/// The game-theoretic value of a position for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// The side to move wins; the game ends after exactly this many plies with best play.
+    Win(u32),
+    /// The side to move loses after exactly this many plies with best play (`Loss(0)`: no
+    /// legal move now).
+    Loss(u32),
+    /// Neither side can force the end of the game.
+    Draw,
+}
+
+impl Value {
+    /// The value, for the side that moved, of a move leading to a position worth `self`.
+    pub fn for_parent(self) -> Value {
+        match self {
+            Value::Win(n) => Value::Loss(n + 1),
+            Value::Loss(n) => Value::Win(n + 1),
+            Value::Draw => Value::Draw,
+        }
+    }
+
+    /// The one-byte code of a value: 0 for a draw, `n + 1` for a win or loss in `n` plies
+    /// (wins have odd `n`, losses even, so the parity tells them apart). `None` past 254.
+    pub fn code(self) -> Option<u8> {
+        match self {
+            Value::Draw => Some(0),
+            Value::Win(n) | Value::Loss(n) => u8::try_from(n + 1).ok().filter(|&c| c < 255),
+        }
+    }
+
+    /// The value of a code written by [`Value::code`].
+    pub fn from_code(code: u8) -> Value {
+        match code {
+            0 => Value::Draw,
+            c => {
+                let n = u32::from(c) - 1;
+                if n % 2 == 1 {
+                    Value::Win(n)
+                } else {
+                    Value::Loss(n)
+                }
+            }
+        }
+    }
+
+    /// `win`, `draw` or `loss`.
+    pub fn wdl(self) -> &'static str {
+        match self {
+            Value::Win(_) => "win",
+            Value::Loss(_) => "loss",
+            Value::Draw => "draw",
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Win(n) => write!(f, "win in {n} plies"),
+            Value::Loss(n) => write!(f, "loss in {n} plies"),
+            Value::Draw => f.write_str("draw"),
+        }
+    }
+}
+
+/// The pieces of a slice, White to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Material {
+    /// White men.
+    pub white_men: u8,
+    /// White kings.
+    pub white_kings: u8,
+    /// Black men.
+    pub black_men: u8,
+    /// Black kings.
+    pub black_kings: u8,
+}
+
+impl Material {
+    /// A material from its four counts.
+    pub const fn new(white_men: u8, white_kings: u8, black_men: u8, black_kings: u8) -> Self {
+        Material {
+            white_men,
+            white_kings,
+            black_men,
+            black_kings,
+        }
+    }
+
+    /// All pieces.
+    pub fn total(&self) -> usize {
+        usize::from(self.white_men + self.white_kings + self.black_men + self.black_kings)
+    }
+
+    /// All men.
+    pub fn men(&self) -> usize {
+        usize::from(self.white_men + self.black_men)
+    }
+
+    /// The colour-reversed material (the twin with the other side to move).
+    pub fn flipped(&self) -> Material {
+        Material::new(
+            self.black_men,
+            self.black_kings,
+            self.white_men,
+            self.white_kings,
+        )
+    }
+
+    /// The file-name stem, e.g. `w1m2k-b0m1k` style: `wm1wk2bm0bk1`.
+    pub fn name(&self) -> String {
+        format!(
+            "wm{}wk{}bm{}bk{}",
+            self.white_men, self.white_kings, self.black_men, self.black_kings
+        )
+    }
+
+    /// Parses [`Material::name`].
+    pub fn parse(text: &str) -> Option<Material> {
+        let rest = text.strip_prefix("wm")?;
+        let (wm, rest) = rest.split_once("wk")?;
+        let (wk, rest) = rest.split_once("bm")?;
+        let (bm, bk) = rest.split_once("bk")?;
+        Some(Material::new(
+            wm.parse().ok()?,
+            wk.parse().ok()?,
+            bm.parse().ok()?,
+            bk.parse().ok()?,
+        ))
+    }
+
+    /// Every material with both sides present and at most `max_pieces` pieces that fits the
+    /// board of `R`, in generation order: fewer pieces first, then fewer men (captures and
+    /// promotions only ever lead to slices earlier in this order, or to the twin).
+    pub fn all<R: Rules>(max_pieces: usize) -> Vec<Material> {
+        let squares = R::Geometry::SQUARES;
+        let man_squares = squares - R::Geometry::PER_ROW;
+        let mut all = Vec::new();
+        let max = max_pieces.min(MAX_PIECES) as u8;
+        for wm in 0..=max {
+            for wk in 0..=max - wm {
+                for bm in 0..=max - wm - wk {
+                    for bk in 0..=max - wm - wk - bm {
+                        let m = Material::new(wm, wk, bm, bk);
+                        if wm + wk == 0 || bm + bk == 0 {
+                            continue;
+                        }
+                        if usize::from(wm) > man_squares
+                            || usize::from(bm) > man_squares
+                            || m.total() > squares
+                        {
+                            continue;
+                        }
+                        all.push(m);
+                    }
+                }
+            }
+        }
+        all.sort_by_key(|m| (m.total(), m.men(), *m));
+        all
+    }
+}
+
+impl fmt::Display for Material {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// Binomial coefficients C(n, k) for n < 64, k <= MAX_PIECES.
+const BINOMIAL: [[u64; MAX_PIECES + 1]; 65] = {
+    let mut table = [[0u64; MAX_PIECES + 1]; 65];
+    let mut n = 0;
+    while n < 65 {
+        table[n][0] = 1;
+        let mut k = 1;
+        while k <= MAX_PIECES {
+            table[n][k] = if n == 0 {
+                0
+            } else {
+                table[n - 1][k - 1] + table[n - 1][k]
+            };
+            k += 1;
+        }
+        n += 1;
+    }
+    table
+};
+
+/// C(n, k).
+#[inline(always)]
+pub fn binomial(n: usize, k: usize) -> u64 {
+    BINOMIAL[n][k]
+}
+
+/// The colex rank of a set of squares among the squares of `allowed` (the set must lie
+/// within `allowed`; both are square-index masks).
+#[inline(always)]
+fn rank_within(set: u64, allowed: u64) -> u64 {
+    let mut rank = 0;
+    for (i, square) in Bits(set).enumerate() {
+        let below = (allowed & ((1u64 << square) - 1)).count_ones() as usize;
+        rank += binomial(below, i + 1);
+    }
+    rank
+}
+
+/// The set of `k` squares of `allowed` with colex rank `rank`.
+#[inline]
+fn unrank_within(mut rank: u64, k: usize, allowed: u64) -> u64 {
+    let available = allowed.count_ones() as usize;
+    let mut positions = [0usize; MAX_PIECES];
+    let mut top = available;
+    for i in (1..=k).rev() {
+        // The largest c < top with C(c, i) <= rank.
+        let mut c = top - 1;
+        while binomial(c, i) > rank {
+            c -= 1;
+        }
+        rank -= binomial(c, i);
+        positions[i - 1] = c;
+        top = c;
+    }
+    let mut set = 0;
+    let mut next = 0;
+    for (seen, square) in Bits(allowed).enumerate() {
+        if next == k {
+            break;
+        }
+        if seen == positions[next] {
+            set |= 1u64 << square;
+            next += 1;
+        }
+    }
+    set
+}
+
+/// A position of a slice as four square-index masks (squares numbered 0 to SQUARES - 1 in
+/// PDN order), White to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Placement {
+    /// White men.
+    pub white_men: u64,
+    /// White kings.
+    pub white_kings: u64,
+    /// Black men.
+    pub black_men: u64,
+    /// Black kings.
+    pub black_kings: u64,
+}
+
+/// Square-index mask of a ghost-layout bitboard.
+#[inline(always)]
+fn squares_of<G: Geometry>(bits: Bitboard) -> u64 {
+    let mut set = 0;
+    for bit in Bits(bits) {
+        set |= 1u64 << G::SQUARE_OF[bit as usize];
+    }
+    set
+}
+
+/// Ghost-layout bitboard of a square-index mask.
+#[inline(always)]
+fn bits_of<G: Geometry>(squares: u64) -> Bitboard {
+    let mut set = 0;
+    for square in Bits(squares) {
+        set |= 1u64 << G::BIT_OF[square as usize];
+    }
+    set
+}
+
+/// The square mask turned by 180 degrees (square s becomes SQUARES - 1 - s).
+#[inline(always)]
+fn turned(squares: u64, count: usize) -> u64 {
+    squares.reverse_bits() >> (64 - count)
+}
+
+impl Placement {
+    /// The placement of a position from the side to move's point of view (turned and
+    /// colour-swapped when Black moves), so that the mover is "White".
+    #[inline]
+    pub fn of<R: Rules>(position: &Position<R>) -> Placement {
+        type G<R> = <R as Rules>::Geometry;
+        let wm = squares_of::<G<R>>(position.men(Color::White));
+        let wk = squares_of::<G<R>>(position.kings_of(Color::White));
+        let bm = squares_of::<G<R>>(position.men(Color::Black));
+        let bk = squares_of::<G<R>>(position.kings_of(Color::Black));
+        match position.side_to_move() {
+            Color::White => Placement {
+                white_men: wm,
+                white_kings: wk,
+                black_men: bm,
+                black_kings: bk,
+            },
+            Color::Black => {
+                let n = G::<R>::SQUARES;
+                Placement {
+                    white_men: turned(bm, n),
+                    white_kings: turned(bk, n),
+                    black_men: turned(wm, n),
+                    black_kings: turned(wk, n),
+                }
+            }
+        }
+    }
+
+    /// The position with White to move.
+    pub fn position<R: Rules>(&self) -> Position<R> {
+        type G<R> = <R as Rules>::Geometry;
+        let white = bits_of::<G<R>>(self.white_men | self.white_kings);
+        let black = bits_of::<G<R>>(self.black_men | self.black_kings);
+        let kings = bits_of::<G<R>>(self.white_kings | self.black_kings);
+        Position::from_parts(white, black, kings, Color::White)
+    }
+
+    /// The material.
+    pub fn material(&self) -> Material {
+        Material::new(
+            self.white_men.count_ones() as u8,
+            self.white_kings.count_ones() as u8,
+            self.black_men.count_ones() as u8,
+            self.black_kings.count_ones() as u8,
+        )
+    }
+}
+
+/// The perfect index of one slice.
+#[derive(Clone, Debug)]
+pub struct Indexer {
+    material: Material,
+    all_squares: u64,
+    white_man_squares: u64,
+    black_man_squares: u64,
+    /// Start of each white-men rank's block of men placements (one more entry than ranks).
+    men_offsets: Vec<u64>,
+    kings_factor: u64,
+    black_kings_factor: u64,
+    size: u64,
+}
+
+impl Indexer {
+    /// The index of `material` on the board of `R`.
+    pub fn new<R: Rules>(material: Material) -> Indexer {
+        let squares = R::Geometry::SQUARES;
+        let per_row = R::Geometry::PER_ROW;
+        let all_squares = (1u64 << squares) - 1;
+        // White's men move up (towards square 1 = index 0) in every variant with tables;
+        // they are crowned on the first row and Black's on the last.
+        debug_assert!(R::WHITE_MOVES_UP);
+        let first_row = (1u64 << per_row) - 1;
+        let last_row = first_row << (squares - per_row);
+        let white_man_squares = all_squares & !first_row;
+        let black_man_squares = all_squares & !last_row;
+        let wm = usize::from(material.white_men);
+        let bm = usize::from(material.black_men);
+        let men = wm + bm;
+        let white_ranks = binomial(white_man_squares.count_ones() as usize, wm);
+        let mut men_offsets = Vec::with_capacity(white_ranks as usize + 1);
+        let mut total = 0u64;
+        for rank in 0..white_ranks {
+            men_offsets.push(total);
+            let white = unrank_within(rank, wm, white_man_squares);
+            let free = (black_man_squares & !white).count_ones() as usize;
+            total += binomial(free, bm);
+        }
+        men_offsets.push(total);
+        let wk = usize::from(material.white_kings);
+        let bk = usize::from(material.black_kings);
+        let black_kings_factor = binomial(squares - men - wk, bk);
+        let kings_factor = binomial(squares - men, wk) * black_kings_factor;
+        Indexer {
+            material,
+            all_squares,
+            white_man_squares,
+            black_man_squares,
+            men_offsets,
+            kings_factor,
+            black_kings_factor,
+            size: total * kings_factor,
+        }
+    }
+
+    /// The slice.
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// Positions in the slice (legal placements, White to move).
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The index of a placement of this slice.
+    #[inline]
+    pub fn index(&self, p: &Placement) -> u64 {
+        let white_rank = rank_within(p.white_men, self.white_man_squares);
+        let black_rank = rank_within(p.black_men, self.black_man_squares & !p.white_men);
+        let men = p.white_men | p.black_men;
+        let free = self.all_squares & !men;
+        let wk_rank = rank_within(p.white_kings, free);
+        let bk_rank = rank_within(p.black_kings, free & !p.white_kings);
+        (self.men_offsets[white_rank as usize] + black_rank) * self.kings_factor
+            + wk_rank * self.black_kings_factor
+            + bk_rank
+    }
+
+    /// The placement with index `index` (below [`Indexer::size`]).
+    pub fn placement(&self, index: u64) -> Placement {
+        let men_index = index / self.kings_factor;
+        let kings_rank = index % self.kings_factor;
+        let white_rank = self
+            .men_offsets
+            .partition_point(|&start| start <= men_index)
+            - 1;
+        let black_rank = men_index - self.men_offsets[white_rank];
+        let m = self.material;
+        let white_men = unrank_within(
+            white_rank as u64,
+            usize::from(m.white_men),
+            self.white_man_squares,
+        );
+        let black_men = unrank_within(
+            black_rank,
+            usize::from(m.black_men),
+            self.black_man_squares & !white_men,
+        );
+        let free = self.all_squares & !(white_men | black_men);
+        let white_kings = unrank_within(
+            kings_rank / self.black_kings_factor,
+            usize::from(m.white_kings),
+            free,
+        );
+        let black_kings = unrank_within(
+            kings_rank % self.black_kings_factor,
+            usize::from(m.black_kings),
+            free & !white_kings,
+        );
+        Placement {
+            white_men,
+            white_kings,
+            black_men,
+            black_kings,
+        }
+    }
+}
+
+/// The table family of a variant: the directory name its files live under, or `None` for
+/// a variant without tables (towers: captures are optional, so the capture rule the
+/// generator relies on does not hold). Every other variant has its own family: their
+/// endgame rules differ (board size, flying kings, men capturing backwards or kings, the
+/// capture precedence, crowning in the middle of a capture).
+pub fn family(variant: Variant) -> Option<&'static str> {
+    match variant {
+        Variant::Towers => None,
+        other => Some(other.name()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{English, International};
+
+    fn round_trip<R: Rules>(material: Material) {
+        let indexer = Indexer::new::<R>(material);
+        let step = (indexer.size() / 2000).max(1);
+        let mut index = 0;
+        while index < indexer.size() {
+            let p = indexer.placement(index);
+            assert_eq!(p.material(), material);
+            assert_eq!(indexer.index(&p), index, "{material} {index}");
+            index += step;
+        }
+    }
+
+    #[test]
+    fn index_round_trips() {
+        for m in Material::all::<English>(4) {
+            round_trip::<English>(m);
+        }
+        for m in Material::all::<International>(3) {
+            round_trip::<International>(m);
+        }
+    }
+
+    #[test]
+    fn codes_round_trip() {
+        for v in [Value::Draw, Value::Win(1), Value::Loss(0), Value::Win(253)] {
+            assert_eq!(Value::from_code(v.code().unwrap()), v);
+        }
+        assert_eq!(Value::Loss(254).code(), None);
+    }
+}

@@ -1,0 +1,243 @@
+//! A set of endgame tables in memory: loading a directory, looking positions up, and the value of a position from its successors.
+
+use super::file::{FileError, SliceFile, slice_path};
+use super::{Indexer, Material, Placement, Value, family};
+use crate::position::Position;
+use crate::rules::{Rules, Variant};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Slots of the material table: each count below 9.
+const SLOTS: usize = 9 * 9 * 9 * 9;
+
+fn slot(m: Material) -> usize {
+    usize::from(m.white_men)
+        + 9 * (usize::from(m.white_kings)
+            + 9 * (usize::from(m.black_men) + 9 * usize::from(m.black_kings)))
+}
+
+/// One slice's values (codes of [`Value::code`]); atomics so the generator can fill a slice
+/// from several threads while others read it (relaxed loads cost what plain loads cost).
+#[derive(Debug)]
+pub struct Slice {
+    /// The slice's index.
+    pub indexer: Indexer,
+    /// One code per index.
+    pub values: Vec<AtomicU8>,
+    /// Bytes of the file it came from (0 while being generated).
+    pub file_size: usize,
+    /// False when loaded from a file: positions with a capture pending hold no value there
+    /// (see [`super::file`]) and are worked out from their successors on lookup.
+    pub captures_stored: bool,
+}
+
+impl Slice {
+    /// A slice of unknown values (all 0).
+    pub fn empty(indexer: Indexer) -> Slice {
+        let values = (0..indexer.size()).map(|_| AtomicU8::new(0)).collect();
+        Slice {
+            indexer,
+            values,
+            file_size: 0,
+            captures_stored: true,
+        }
+    }
+
+    /// The codes as plain bytes.
+    pub fn codes(&self) -> Vec<u8> {
+        self.values
+            .iter()
+            .map(|v| v.load(Ordering::Relaxed))
+            .collect()
+    }
+}
+
+/// The tables of one variant.
+#[derive(Debug)]
+pub struct Tables {
+    variant: Variant,
+    slices: Vec<Option<Arc<Slice>>>,
+    max_pieces: usize,
+}
+
+/// What a successor is worth while a slice is being generated: a known code, or unknown
+/// (still 0 in a slice of the pair being solved, which may yet become a win or loss).
+pub const UNKNOWN: u8 = 0;
+
+impl Tables {
+    /// No tables.
+    pub fn new(variant: Variant) -> Tables {
+        Tables {
+            variant,
+            slices: vec![None; SLOTS],
+            max_pieces: 0,
+        }
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The most pieces of any slice held.
+    pub fn max_pieces(&self) -> usize {
+        self.max_pieces
+    }
+
+    /// Slices held.
+    pub fn len(&self) -> usize {
+        self.slices.iter().flatten().count()
+    }
+
+    /// True when no slice is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The slices held, in no particular order.
+    pub fn slices(&self) -> impl Iterator<Item = &Arc<Slice>> {
+        self.slices.iter().flatten()
+    }
+
+    /// Adds (or replaces) a slice.
+    pub fn insert(&mut self, slice: Arc<Slice>) {
+        let m = slice.indexer.material();
+        self.max_pieces = self.max_pieces.max(m.total());
+        self.slices[slot(m)] = Some(slice);
+    }
+
+    /// The slice of a material, if held.
+    pub fn slice(&self, material: Material) -> Option<&Arc<Slice>> {
+        self.slices.get(slot(material))?.as_ref()
+    }
+
+    /// Loads and checks one slice file.
+    pub fn load_slice<R: Rules>(dir: &Path, material: Material) -> Result<Slice, FileError> {
+        let family = family(R::VARIANT).unwrap_or("none");
+        let path = slice_path(dir, family, material);
+        let indexer = Indexer::new::<R>(material);
+        let file = SliceFile::open(&path, R::VARIANT, material, indexer.size())?;
+        let codes = file.decode_all(&path)?;
+        Ok(Slice {
+            indexer,
+            values: codes.into_iter().map(AtomicU8::new).collect(),
+            file_size: file.file_size(),
+            captures_stored: false,
+        })
+    }
+
+    /// Loads every slice file of `R`'s family under `dir` (`dir/FAMILY/*.dtm`). A bad file
+    /// is left out and reported in the returned list; the others are used.
+    pub fn open<R: Rules>(dir: &Path) -> (Tables, Vec<FileError>) {
+        let mut tables = Tables::new(R::VARIANT);
+        let mut errors = Vec::new();
+        let Some(family) = family(R::VARIANT) else {
+            return (tables, errors);
+        };
+        let folder = dir.join(family);
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(e) => {
+                errors.push(FileError {
+                    path: folder,
+                    reason: format!("cannot read the directory: {e}"),
+                });
+                return (tables, errors);
+            }
+        };
+        let mut materials: Vec<Material> = entries
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name().into_string().ok()?;
+                Material::parse(name.strip_suffix(".dtm")?)
+            })
+            .filter(|m| Material::all::<R>(super::MAX_PIECES).contains(m))
+            .collect();
+        materials.sort_by_key(|m| (m.total(), m.men(), *m));
+        for material in materials {
+            match Tables::load_slice::<R>(dir, material) {
+                Ok(slice) => tables.insert(Arc::new(slice)),
+                Err(e) => errors.push(e),
+            }
+        }
+        (tables, errors)
+    }
+
+    /// The code of a position (any side to move); `Some(1)` (loss in 0) when the side to
+    /// move has no piece; `None` when its slice is not held.
+    #[inline]
+    pub fn code<R: Rules>(&self, position: &Position<R>) -> Option<u8> {
+        let placement = Placement::of(position);
+        if placement.white_men | placement.white_kings == 0 {
+            return Some(1);
+        }
+        let slice = self.slice(placement.material())?;
+        if !slice.captures_stored && position.has_capture() {
+            // Not stored: a capture leads to a smaller slice, so this recursion ends.
+            return self.value_from_successors(position)?.code();
+        }
+        let index = slice.indexer.index(&placement);
+        Some(slice.values[index as usize].load(Ordering::Relaxed))
+    }
+
+    /// The value of a position for the side to move, or `None` when not covered (its slice
+    /// is not held, or the side not to move has no piece: the game is already over).
+    #[inline]
+    pub fn probe<R: Rules>(&self, position: &Position<R>) -> Option<Value> {
+        let opponent = position.side_to_move().opponent();
+        if position.pieces(opponent) == 0 {
+            return None;
+        }
+        self.code(position).map(Value::from_code)
+    }
+
+    /// The value a position must have given its successors' values in these tables (the
+    /// consistency rule every stored value obeys): `None` when a successor is not covered.
+    pub fn value_from_successors<R: Rules>(&self, position: &Position<R>) -> Option<Value> {
+        let moves = position.legal_moves();
+        if moves.is_empty() {
+            return Some(Value::Loss(0));
+        }
+        let mut best_win: Option<u32> = None;
+        let mut slowest_loss: Option<u32> = None;
+        let mut all_lose = true;
+        for mv in moves.iter() {
+            let child = position.play(mv);
+            let value = Value::from_code(self.code(&child)?).for_parent();
+            match value {
+                Value::Win(n) => best_win = Some(best_win.map_or(n, |b| b.min(n))),
+                Value::Loss(n) => slowest_loss = Some(slowest_loss.map_or(n, |s| s.max(n))),
+                Value::Draw => all_lose = false,
+            }
+            if !matches!(value, Value::Loss(_)) {
+                all_lose = false;
+            }
+        }
+        Some(match (best_win, all_lose) {
+            (Some(n), _) => Value::Win(n),
+            (None, true) => Value::Loss(slowest_loss.expect("a move was played")),
+            (None, false) => Value::Draw,
+        })
+    }
+
+    /// The legal moves of a covered position with their values for the side to move, best
+    /// first: quickest win, then draws, then slowest loss.
+    pub fn rank_moves<R: Rules>(
+        &self,
+        position: &Position<R>,
+    ) -> Option<Vec<(crate::position::Move, Value)>> {
+        let mut ranked = Vec::new();
+        for mv in position.legal_moves().iter() {
+            let child = position.play(mv);
+            let value = Value::from_code(self.code(&child)?).for_parent();
+            ranked.push((*mv, value));
+        }
+        ranked.sort_by_key(|(_, v)| match v {
+            Value::Win(n) => -1_000_000 + i64::from(*n),
+            Value::Draw => 0,
+            Value::Loss(n) => 1_000_000 - i64::from(*n),
+        });
+        Some(ranked)
+    }
+}

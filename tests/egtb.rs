@@ -1,0 +1,251 @@
+//! The endgame tables of `damka::egtb`: position counts against Schaeffer's published totals, every value against its successors, against the independent retrograde solver of the tests, and the file checks of `damka egtb`.
+
+mod common;
+
+use common::retro::{Tablebase, Value as RetroValue};
+use damka::egtb::cli::positions_with;
+use damka::egtb::generate::{generate, verify};
+use damka::egtb::probe::Tables;
+use damka::egtb::{Material, Value};
+use damka::rules::{English, International, Russian};
+use damka::{Position, Rules};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("egtb-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Schaeffer, "One Jump Ahead" and the Chinook project's table of checkers positions by
+/// piece count (also OEIS A133803): 120, 6,972, 261,224, 7,092,774 for 1 to 4 pieces.
+#[test]
+fn english_position_counts_equal_the_published_totals() {
+    let published = [120u64, 6_972, 261_224, 7_092_774];
+    for (pieces, &expected) in (1..).zip(published.iter()) {
+        assert_eq!(
+            positions_with::<English>(pieces),
+            expected,
+            "{pieces} pieces"
+        );
+    }
+}
+
+fn retro_value(value: RetroValue) -> Value {
+    match value {
+        RetroValue::Win(n) => Value::Win(n),
+        RetroValue::Loss(n) => Value::Loss(n),
+        RetroValue::Draw => Value::Draw,
+    }
+}
+
+/// Generates, reloads from disk, verifies every value against its successors, and compares
+/// every position with the tests' own retrograde solver (built independently: its own
+/// index, un-moves and a distance-ordered queue).
+fn generate_and_cross_check<R: Rules>(name: &str, pieces: usize) {
+    let dir = scratch(name);
+    let report = generate::<R>(&dir, pieces, 2, false).expect("generation succeeds");
+    assert_eq!(report.loaded, 0);
+    let (tables, errors) = Tables::open::<R>(&dir);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(tables.len(), Material::all::<R>(pieces).len());
+    let checked = verify::<R>(&tables, 2, false);
+    assert_eq!(checked.mismatch_count, 0, "{:?}", checked.mismatches);
+    assert!(checked.wins > 0 && checked.draws > 0 && checked.losses > 0);
+
+    let retro = Tablebase::<R>::build(pieces);
+    let mut compared = 0u64;
+    let mut failures = Vec::new();
+    for (position, value) in retro.positions() {
+        let ours = tables.probe(&position);
+        if position.pieces(position.side_to_move().opponent()) == 0 {
+            assert_eq!(ours, None, "a finished game is not covered");
+            continue;
+        }
+        if position.pieces(position.side_to_move()) == 0 {
+            continue;
+        }
+        compared += 1;
+        if ours != Some(retro_value(value)) && failures.len() < 10 {
+            failures.push(format!("{position:?}: ours {ours:?}, retro {value:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(compared > 1000, "compared only {compared}");
+
+    // A second run finds every file valid and solves nothing.
+    let again = generate::<R>(&dir, pieces, 2, false).expect("resume succeeds");
+    assert_eq!(again.solved.len(), 0);
+    assert_eq!(again.loaded, tables.len());
+}
+
+#[test]
+fn english_tables_agree_with_the_retrograde_solver() {
+    generate_and_cross_check::<English>("english", 3);
+}
+
+#[test]
+fn international_tables_agree_with_the_retrograde_solver() {
+    generate_and_cross_check::<International>("international", 3);
+}
+
+#[test]
+fn russian_tables_agree_with_the_retrograde_solver() {
+    generate_and_cross_check::<Russian>("russian", 3);
+}
+
+/// A resumed run replaces a damaged file and keeps the good ones.
+#[test]
+fn a_damaged_file_is_regenerated() {
+    let dir = scratch("resume");
+    generate::<English>(&dir, 2, 1, false).expect("generation succeeds");
+    let victim = dir.join("english").join("wm0wk1bm0bk1.dtm");
+    let bytes = std::fs::read(&victim).unwrap();
+    std::fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
+    let (_, errors) = Tables::open::<English>(&dir);
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].to_string().contains("truncated"), "{}", errors[0]);
+    let report = generate::<English>(&dir, 2, 1, false).expect("resume succeeds");
+    assert_eq!(
+        report.solved.len(),
+        1,
+        "only the damaged slice is solved again"
+    );
+    assert_eq!(std::fs::read(&victim).unwrap(), bytes);
+}
+
+fn damka(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_damka"))
+        .args(args)
+        .output()
+        .expect("damka runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn probe_command_answers_refuses_and_reports_bad_files() {
+    let dir = scratch("cli");
+    let dir_text = dir.to_str().unwrap();
+    let (code, out, err) = damka(&[
+        "egtb",
+        "gen",
+        "--variant",
+        "english",
+        "--pieces",
+        "3",
+        "--dir",
+        dir_text,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, _) = damka(&["egtb", "verify", "--variant", "english", "--dir", dir_text]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(" 0 mismatches"), "{out}");
+    // Two kings against one on a square board corner: a known win (tests/retro.rs checks the
+    // same ending); the lone king to move loses.
+    let (code, out, _) = damka(&[
+        "egtb",
+        "probe",
+        "--variant",
+        "english",
+        "--dir",
+        dir_text,
+        "B:WK14,K15:BK28",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().next(), Some("loss"));
+    let (code, out, _) = damka(&[
+        "egtb",
+        "probe",
+        "--variant",
+        "english",
+        "--dir",
+        dir_text,
+        "W:WK14,K15:BK28",
+    ]);
+    assert_eq!((code, out.lines().next()), (0, Some("win")));
+    // Four pieces: not covered.
+    let (code, out, err) = damka(&[
+        "egtb",
+        "probe",
+        "--variant",
+        "english",
+        "--dir",
+        dir_text,
+        "W:WK14,K15:BK28,K1",
+    ]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(err.contains("not covered"), "{err}");
+    // A bad FEN.
+    let (code, _, err) = damka(&["egtb", "probe", "--dir", dir_text, "W:W99"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad FEN"), "{err}");
+    // A corrupt file: one clear line, exit 2.
+    let path = dir.join("english").join("wm0wk2bm0bk1.dtm");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 3;
+    bytes[last] ^= 0x55;
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, out, err) = damka(&[
+        "egtb",
+        "probe",
+        "--variant",
+        "english",
+        "--dir",
+        dir_text,
+        "W:WK14,K15:BK28",
+    ]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("checksum mismatch"), "{err}");
+    let (code, out, _) = damka(&["egtb", "verify", "--variant", "english", "--dir", dir_text]);
+    assert_eq!(code, 1, "{out}");
+}
+
+/// Every won position keeps winning when the winner always plays the table's quickest win
+/// and the loser any move: the game ends in exactly the promised number of plies.
+#[test]
+fn table_moves_convert_every_sampled_win() {
+    let dir = scratch("convert");
+    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    let (tables, _) = Tables::open::<English>(&dir);
+    let mut wins = 0;
+    for slice in tables.slices() {
+        let step = (slice.indexer.size() / 50).max(1);
+        let mut index = 0;
+        while index < slice.indexer.size() {
+            let position: Position<English> = slice.indexer.placement(index).position();
+            index += step;
+            let Some(Value::Win(n)) = tables.probe(&position) else {
+                continue;
+            };
+            wins += 1;
+            let mut current = position;
+            let mut plies = 0;
+            let mut seed = index;
+            loop {
+                let legal = current.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                let mv = if plies % 2 == 0 {
+                    tables.rank_moves(&current).expect("covered")[0].0
+                } else {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    legal.as_slice()[(seed >> 33) as usize % legal.len()]
+                };
+                current = current.play(&mv);
+                plies += 1;
+                assert!(plies <= n, "{position:?}: not over after {n} plies");
+            }
+            assert_eq!(plies % 2, 1, "{position:?}: the winner made the last move");
+        }
+    }
+    assert!(wins > 100, "only {wins} wins sampled");
+}
