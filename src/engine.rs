@@ -6,6 +6,7 @@
 //! The variant is chosen at run time: a [`Session`] trait object wraps a `Game<R>` and is the
 //! one place where the engine dispatches into the monomorphised rules and search.
 
+use crate::egtb::probe::Tables;
 use crate::eval::Weights;
 use crate::eval::weights::for_variant;
 use crate::game::Game;
@@ -66,6 +67,8 @@ pub struct Info {
     pub nps: u64,
     /// Permille of the transposition table in use.
     pub hashfull: u32,
+    /// Positions found in the endgame tables (`None` when no tables are in use).
+    pub tbhits: Option<u64>,
     /// Milliseconds since `go`.
     pub time_ms: u64,
     /// The line, in the variant's notation.
@@ -266,6 +269,10 @@ pub fn option_specs() -> Vec<OptionSpec> {
             name: "EvalFile",
             kind: OptionKind::Text { default: "" },
         },
+        OptionSpec {
+            name: "EGTBPath",
+            kind: OptionKind::Text { default: "" },
+        },
     ]
 }
 
@@ -288,6 +295,55 @@ pub enum Setting {
     ClearHash,
     /// `EvalFile`: `None` for the built-in weights, else the file name and its checked text.
     EvalFile(Option<(String, String)>),
+    /// `EGTBPath`: `None` for no tables, else the directory and its checked tables.
+    EgtbPath(Option<LoadedTables>),
+}
+
+/// Endgame tables loaded from a directory for one variant (compared by directory and
+/// identity, so a [`Setting`] stays comparable).
+#[derive(Clone, Debug)]
+pub struct LoadedTables {
+    /// The directory, as given.
+    pub path: String,
+    /// The tables.
+    pub tables: Arc<Tables>,
+}
+
+impl PartialEq for LoadedTables {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path && Arc::ptr_eq(&self.tables, &other.tables)
+    }
+}
+
+impl Eq for LoadedTables {}
+
+/// Loads the tables of `variant` under `path` for the engine: every file must be valid (a
+/// bad one refuses the whole directory with one message naming it) and at least one slice
+/// must be there.
+pub fn load_tables(path: &str, variant: Variant) -> Result<LoadedTables, String> {
+    let dir = std::path::Path::new(path);
+    if !dir.is_dir() {
+        return Err(format!("no directory '{path}'"));
+    }
+    let (tables, errors) = with_variant!(variant, R => Tables::open::<R>(dir));
+    if let Some(first) = errors.first() {
+        return Err(if errors.len() > 1 {
+            format!("{first} (and {} more bad files)", errors.len() - 1)
+        } else {
+            first.to_string()
+        });
+    }
+    if tables.is_empty() {
+        return Err(format!(
+            "no {} tables under '{path}' (expected {path}/{}/*.dtm, see docs/egtb.md)",
+            variant.name(),
+            crate::egtb::family(variant).unwrap_or(variant.name())
+        ));
+    }
+    Ok(LoadedTables {
+        path: path.to_string(),
+        tables: Arc::new(tables),
+    })
 }
 
 /// The current option values.
@@ -308,6 +364,8 @@ pub struct Options {
     /// That file's text, checked when it was loaded; its fields replace those of the
     /// current variant's built-in set at each search.
     pub eval_text: Option<String>,
+    /// The endgame-table directory of `EGTBPath` (empty: none).
+    pub egtb_path: String,
 }
 
 impl Options {
@@ -329,6 +387,7 @@ impl Default for Options {
             move_overhead_ms: 30,
             eval_file: String::new(),
             eval_text: None,
+            egtb_path: String::new(),
         }
     }
 }
@@ -369,6 +428,8 @@ pub struct SearchRequest {
     pub tt: Arc<TranspositionTable>,
     /// Where events go.
     pub events: Sender<Event>,
+    /// Endgame tables of the session's variant, if any.
+    pub egtb: Option<Arc<Tables>>,
 }
 
 /// A running search.
@@ -516,7 +577,11 @@ impl<R: Rules> Session for GameSession<R> {
         };
         request.tt.new_search();
         let weights = request.options.weights_for(R::VARIANT);
-        let shared = Arc::new(Shared::new(Arc::clone(&request.tt), untimed).with_weights(weights));
+        let shared = Arc::new(
+            Shared::new(Arc::clone(&request.tt), untimed)
+                .with_weights(weights)
+                .with_egtb(request.egtb),
+        );
         let threads = request.options.threads.max(1);
         let events = request.events;
         let thread_shared = Arc::clone(&shared);
@@ -591,6 +656,10 @@ fn info_of<R: Rules>(root: &Position<R>, iteration: &Iteration, shared: &Shared)
         nodes: iteration.nodes,
         nps: iteration.nodes * 1000 / time_ms.max(1),
         hashfull: shared.tt.hashfull(),
+        tbhits: shared
+            .egtb
+            .as_ref()
+            .map(|_| shared.tbhits.load(Ordering::Relaxed)),
         time_ms,
         pv: line_text(root, &iteration.pv),
     }
@@ -603,6 +672,8 @@ pub struct Engine {
     session: Box<dyn Session>,
     events: Sender<Event>,
     search: Option<SearchHandle>,
+    /// The tables of `EGTBPath` for the current variant.
+    egtb: Option<LoadedTables>,
 }
 
 impl Engine {
@@ -616,6 +687,7 @@ impl Engine {
             session: session_for(Variant::default()),
             events: sender,
             search: None,
+            egtb: None,
         };
         (engine, receiver)
     }
@@ -690,6 +762,13 @@ impl Engine {
                 }
                 self.tt.clear();
             }
+            Setting::EgtbPath(loaded) => {
+                if self.is_searching() {
+                    return Err(EngineError::Busy("change the endgame tables"));
+                }
+                self.options.egtb_path = loaded.as_ref().map_or(String::new(), |l| l.path.clone());
+                self.egtb = loaded;
+            }
             Setting::EvalFile(file) => match file {
                 None => {
                     self.options.eval_file.clear();
@@ -744,8 +823,18 @@ impl Engine {
                     .map_err(|_| bad(format!("one of {}", values.join(", "))))?,
             ),
             OptionKind::Button => Setting::ClearHash,
+            OptionKind::Text { .. } if spec.name == "EGTBPath" => {
+                if value.is_empty() || value == "<empty>" {
+                    Setting::EgtbPath(None)
+                } else {
+                    Setting::EgtbPath(Some(
+                        load_tables(value, self.variant())
+                            .map_err(|e| bad(format!("a table directory ({e})")))?,
+                    ))
+                }
+            }
             OptionKind::Text { .. } => {
-                // `EvalFile`, the only text option.
+                // `EvalFile`.
                 if value.is_empty() || value == "<empty>" {
                     Setting::EvalFile(None)
                 } else {
@@ -767,6 +856,17 @@ impl Engine {
             return Err(EngineError::Busy("change the variant"));
         }
         self.session = session_for(variant);
+        // The tables follow the variant; a directory without tables of the new variant leaves
+        // the engine without tables (the option keeps its value for a switch back).
+        if !self.options.egtb_path.is_empty() {
+            self.egtb = match load_tables(&self.options.egtb_path, variant) {
+                Ok(loaded) => Some(loaded),
+                Err(error) => {
+                    log::warn!("EGTBPath: {error}");
+                    None
+                }
+            };
+        }
         Ok(())
     }
 
@@ -798,6 +898,7 @@ impl Engine {
             options: self.options.clone(),
             tt: Arc::clone(&self.tt),
             events: self.events.clone(),
+            egtb: self.egtb.as_ref().map(|l| Arc::clone(&l.tables)),
         })?;
         self.search = Some(handle);
         Ok(())

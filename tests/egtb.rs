@@ -249,3 +249,77 @@ fn table_moves_convert_every_sampled_win() {
     }
     assert!(wins > 100, "only {wins} wins sampled");
 }
+
+/// The engine with tables plays every sampled won 3-piece English position to the end, in
+/// at most the promised plies, against the tables' best defence.
+#[test]
+fn the_engine_with_tables_converts_sampled_wins() {
+    let dir = scratch("engine-convert");
+    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    let (tables, _) = Tables::open::<English>(&dir);
+    let result = damka::egtb::cli::convert_wins::<English>(&std::sync::Arc::new(tables), 3, 300, 3);
+    assert!(result.played > 100, "{result:?}");
+    assert_eq!(result.converted, result.played, "{:?}", result.failures);
+}
+
+/// `EGTBPath` over the UCI dialect: exact mate scores and `tbhits` with tables; a missing
+/// directory or a corrupt file refused with one `info string error` line, and the engine
+/// goes on searching without tables.
+#[test]
+fn uci_option_loads_tables_and_reports_hits() {
+    use common::process::run_damka;
+    use std::time::Duration;
+    let dir = scratch("uci");
+    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    let dir_text = dir.to_str().unwrap();
+    let input = format!(
+        "setoption name EGTBPath value {dir_text}\nposition fen W:WK14,K15:BK28\ngo depth 3\n"
+    );
+    let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
+    let infos: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert!(!infos.is_empty(), "{}", run.stdout);
+    for line in &infos {
+        assert!(line.contains(" score mate "), "{line}");
+        assert!(line.contains(" tbhits "), "{line}");
+    }
+    assert!(run.stdout.lines().any(|l| l.starts_with("bestmove ")));
+
+    // No tables: no tbhits field, an ordinary search.
+    let input =
+        "setoption name EGTBPath value /no/such/dir\nposition fen W:WK14,K15:BK28\ngo depth 3\n";
+    let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
+    let errors: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("info string error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", run.stdout);
+    assert!(errors[0].contains("EGTBPath"), "{}", errors[0]);
+    assert!(!run.stdout.contains("tbhits"), "{}", run.stdout);
+    assert!(run.stdout.lines().any(|l| l.starts_with("bestmove ")));
+
+    // A truncated file: refused with one line naming it.
+    let victim = dir.join("english").join("wm1wk0bm0bk1.dtm");
+    let bytes = std::fs::read(&victim).unwrap();
+    std::fs::write(&victim, &bytes[..bytes.len() - 7]).unwrap();
+    let input = format!(
+        "setoption name EGTBPath value {dir_text}\nposition fen W:WK14,K15:BK28\ngo depth 3\n"
+    );
+    let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
+    let errors: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("info string error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", run.stdout);
+    assert!(
+        errors[0].contains("wm1wk0bm0bk1.dtm") && errors[0].contains("truncated"),
+        "{}",
+        errors[0]
+    );
+    assert!(run.stdout.lines().any(|l| l.starts_with("bestmove ")));
+}

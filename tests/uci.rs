@@ -282,6 +282,7 @@ fn handshake_lists_every_option_then_uciok() {
          var brazilian var russian var pool var italian var spanish var czech var towers",
         "option name Clear Hash type button",
         "option name EvalFile type string default <empty>",
+        "option name EGTBPath type string default <empty>",
     ];
     assert_eq!(options, expected);
     assert!(damka.sync().is_empty());

@@ -62,6 +62,28 @@ pub enum EgtbCommand {
         /// The position, PDN FEN.
         fen: String,
     },
+    /// Play sampled won positions to the end: the winner is the engine searching with the
+    /// tables, the loser defends with the tables' slowest loss; every game must end in the
+    /// winner's favour within the promised number of plies (exit 1 otherwise).
+    ///
+    /// Example: damka egtb convert --variant international --pieces 4 --samples 200
+    Convert {
+        /// The rule set.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// The table directory.
+        #[arg(long, default_value = "egtb")]
+        dir: PathBuf,
+        /// Sample positions of the slices with exactly this many pieces.
+        #[arg(long)]
+        pieces: usize,
+        /// About how many won positions to play.
+        #[arg(long, default_value_t = 200)]
+        samples: u64,
+        /// The engine's search depth per move.
+        #[arg(long, default_value_t = 4)]
+        depth: u32,
+    },
     /// Print the number of positions (piece placements) with exactly N pieces, for N up to
     /// the given count, by summing the slices' index sizes (both sides' pieces may be absent).
     ///
@@ -104,6 +126,13 @@ pub fn run(command: EgtbCommand) -> i32 {
             moves,
             fen,
         } => with_variant!(variant, R => run_probe::<R>(&dir, &fen, moves)),
+        EgtbCommand::Convert {
+            variant,
+            dir,
+            pieces,
+            samples,
+            depth,
+        } => with_variant!(variant, R => run_convert::<R>(&dir, pieces, samples, depth)),
         EgtbCommand::Count { variant, pieces } => {
             with_variant!(variant, R => run_count::<R>(pieces))
         }
@@ -271,4 +300,157 @@ fn run_probe<R: Rules>(dir: &Path, fen: &str, moves: bool) -> i32 {
         }
     }
     0
+}
+
+/// What [`convert_wins`] found.
+#[derive(Clone, Debug, Default)]
+pub struct Conversion {
+    /// Won positions played.
+    pub played: u64,
+    /// Games the winner won within the promised plies.
+    pub converted: u64,
+    /// The longest game, plies.
+    pub longest: u32,
+    /// Games the winner won with more than the variant's no-progress plies between two
+    /// captures or man moves (a real game would have been drawn by that rule).
+    pub past_no_progress_rule: u64,
+    /// The first few failures (FEN and what happened).
+    pub failures: Vec<String>,
+}
+
+/// Plays about `samples` won positions with `pieces` pieces to the end (see
+/// [`EgtbCommand::Convert`]).
+pub fn convert_wins<R: Rules>(
+    tables: &std::sync::Arc<Tables>,
+    pieces: usize,
+    samples: u64,
+    depth: u32,
+) -> Conversion {
+    use super::Value;
+    use crate::search::tt::TranspositionTable;
+    use crate::search::{GameContext, Limits, Searcher, Shared};
+    let slices: Vec<_> = tables
+        .slices()
+        .filter(|s| s.indexer.material().total() == pieces)
+        .collect();
+    let total: u64 = slices.iter().map(|s| s.indexer.size()).sum();
+    let mut result = Conversion::default();
+    if total == 0 {
+        return result;
+    }
+    // Won positions are about a third to a half of all: sample twice as densely.
+    let step = (total / samples.max(1) / 2).max(1);
+    let tt = std::sync::Arc::new(TranspositionTable::new(16));
+    let limits = Limits {
+        depth: Some(depth),
+        multipv: 1,
+        ..Limits::default()
+    };
+    let no_progress = R::DRAW_RULES.no_progress_plies;
+    let mut offset = 0u64;
+    for slice in slices {
+        let size = slice.indexer.size();
+        let mut index = offset % step;
+        while index < size {
+            let start = slice.indexer.placement(index).position::<R>();
+            index += step;
+            let Some(Value::Win(promised)) = tables.probe(&start) else {
+                continue;
+            };
+            result.played += 1;
+            let mut position = start;
+            let mut plies = 0u32;
+            let mut quiet = 0u32;
+            let mut worst_quiet = 0u32;
+            let outcome = loop {
+                let legal = position.legal_moves();
+                if legal.is_empty() {
+                    break if plies % 2 == 1 {
+                        Ok(())
+                    } else {
+                        Err("the winner has no move".to_string())
+                    };
+                }
+                if plies > promised {
+                    break Err(format!("not over after {promised} plies"));
+                }
+                let mv = if plies.is_multiple_of(2) {
+                    tt.clear();
+                    let shared = Shared::new(std::sync::Arc::clone(&tt), false)
+                        .with_egtb(Some(std::sync::Arc::clone(tables)));
+                    let outcome = Searcher::<R>::new(&shared, &limits, 0).run(
+                        &position,
+                        &GameContext::default(),
+                        &mut |_| {},
+                    );
+                    match outcome.best {
+                        Some(mv) => mv,
+                        None => break Err("the engine gave no move".to_string()),
+                    }
+                } else {
+                    match tables.rank_moves(&position) {
+                        Some(ranked) => ranked[0].0,
+                        None => break Err("a position left the tables".to_string()),
+                    }
+                };
+                let man_moved = position.kings() & (1u64 << mv.from) == 0;
+                quiet = if mv.is_capture() || man_moved {
+                    0
+                } else {
+                    quiet + 1
+                };
+                worst_quiet = worst_quiet.max(quiet);
+                position = position.play(&mv);
+                plies += 1;
+            };
+            match outcome {
+                Ok(()) => {
+                    result.converted += 1;
+                    result.longest = result.longest.max(plies);
+                    if no_progress > 0 && worst_quiet >= no_progress {
+                        result.past_no_progress_rule += 1;
+                    }
+                }
+                Err(error) => {
+                    if result.failures.len() < 10 {
+                        result.failures.push(format!(
+                            "{} (win in {promised}): {error}",
+                            crate::notation::fen::write_fen(&start)
+                        ));
+                    }
+                }
+            }
+        }
+        offset += size;
+    }
+    result
+}
+
+fn run_convert<R: Rules>(dir: &Path, pieces: usize, samples: u64, depth: u32) -> i32 {
+    let (tables, errors) = Tables::open::<R>(dir);
+    for error in &errors {
+        eprintln!("damka egtb convert: {error}");
+    }
+    if !errors.is_empty() || tables.max_pieces() < pieces {
+        eprintln!(
+            "damka egtb convert: the {} tables under {} must hold every slice up to {pieces} pieces",
+            R::VARIANT.name(),
+            dir.display()
+        );
+        return 2;
+    }
+    let started = std::time::Instant::now();
+    let result = convert_wins::<R>(&std::sync::Arc::new(tables), pieces, samples, depth);
+    for failure in &result.failures {
+        println!("failed: {failure}");
+    }
+    println!(
+        "played {} won {pieces}-piece positions: {} converted within the promised plies, longest {} plies, {} past the no-progress rule, {:.1} s",
+        result.played,
+        result.converted,
+        result.longest,
+        result.past_no_progress_rule,
+        started.elapsed().as_secs_f64()
+    );
+    i32::from(result.converted != result.played || result.played == 0)
 }

@@ -682,6 +682,8 @@ impl Hub {
             // Accepted but not listed at start-up: a string parameter with an empty value is
             // not something every Hub client parses.
             "evalfile" | "eval-file" => "EvalFile",
+            // Endgame tables (docs/egtb.md); like EvalFile, accepted but not listed.
+            "egtb-path" | "egtbpath" | "egtb" => "EGTBPath",
             _ => return Step::Refused(format!("unknown parameter '{name}'")),
         };
         match engine.check_option(option, value) {

@@ -268,7 +268,8 @@ pub fn format_score(score: Score) -> String {
     }
 }
 
-/// `info depth D seldepth S multipv K score ... nodes N nps N hashfull H time MS [pv ...]`.
+/// `info depth D seldepth S multipv K score ... nodes N nps N hashfull H time MS [tbhits T]
+/// [pv ...]` (`tbhits` only while endgame tables are loaded).
 pub fn format_info(info: &Info) -> String {
     let mut line = format!(
         "info depth {} seldepth {} multipv {} score {} nodes {} nps {} hashfull {} time {}",
@@ -281,6 +282,9 @@ pub fn format_info(info: &Info) -> String {
         info.hashfull,
         info.time_ms
     );
+    if let Some(hits) = info.tbhits {
+        line.push_str(&format!(" tbhits {hits}"));
+    }
     if !info.pv.is_empty() {
         line.push_str(" pv ");
         line.push_str(&info.pv.join(" "));
@@ -435,6 +439,10 @@ impl Uci {
             // Shown only when set, so the line is unchanged for the built-in weights.
             let last = lines.len() - 1;
             lines[last].push_str(&format!("; EvalFile {}", options.eval_file));
+        }
+        if !options.egtb_path.is_empty() {
+            let last = lines.len() - 1;
+            lines[last].push_str(&format!("; EGTBPath {}", options.egtb_path));
         }
         self.lines(&lines);
     }
@@ -764,6 +772,7 @@ mod tests {
             nodes: 1000,
             nps: 50000,
             hashfull: 3,
+            tbhits: None,
             time_ms: 20,
             pv: vec!["11-15".into(), "23-19".into()],
         };

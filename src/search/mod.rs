@@ -11,6 +11,8 @@
 pub mod time;
 pub mod tt;
 
+use crate::egtb::Value;
+use crate::egtb::probe::Tables;
 use crate::eval::{Weights, evaluate, evaluate_with};
 use crate::movegen::MoveList;
 use crate::position::{Move, Position};
@@ -61,6 +63,10 @@ pub struct Shared {
     pub tt: Arc<TranspositionTable>,
     /// When the search started.
     pub start: Instant,
+    /// Endgame tables to probe (the `EGTBPath` option; see docs/egtb.md), or `None`.
+    pub egtb: Option<Arc<Tables>>,
+    /// Positions found in the endgame tables, all threads.
+    pub tbhits: AtomicU64,
     /// Weights to evaluate with instead of the variant's built-in set (the `EvalFile`
     /// option); `None` keeps the built-in set, which the compiler inlines as constants.
     pub weights: Option<Weights>,
@@ -78,7 +84,15 @@ impl Shared {
             tt,
             start: Instant::now(),
             weights: None,
+            egtb: None,
+            tbhits: AtomicU64::new(0),
         }
+    }
+
+    /// The same state, probing `egtb` (`None`: no tables).
+    pub fn with_egtb(mut self, egtb: Option<Arc<Tables>>) -> Self {
+        self.egtb = egtb;
+        self
     }
 
     /// The same state, evaluating with `weights` (`None`: the built-in set).
@@ -222,6 +236,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
         if root_moves.is_empty() {
             return Outcome::default();
         }
+        self.keep_table_moves(root, &mut root_moves);
         self.path.clear();
         self.reversible.clear();
         let count = game.reversible_hashes.len();
@@ -294,6 +309,56 @@ impl<'a, R: Rules> Searcher<'a, R> {
         self.publish_nodes();
         outcome.nodes = self.nodes;
         outcome
+    }
+
+    /// With tables covering the root (and one line asked for), keeps only the root moves the
+    /// tables rank best: the quickest win, else every drawing move, else the slowest loss.
+    /// The search then chooses among them; a quickest-win move always shortens the distance
+    /// to the end by one ply, so a won position is converted, never just kept.
+    fn keep_table_moves(&self, root: &Position<R>, root_moves: &mut Vec<RootMove>) {
+        let Some(tables) = self.shared.egtb.as_deref() else {
+            return;
+        };
+        if self.limits.multipv > 1
+            || root.occupied().count_ones() as usize > tables.max_pieces()
+            || tables.probe(root).is_none()
+        {
+            return;
+        }
+        let Some(ranked) = tables.rank_moves(root) else {
+            return;
+        };
+        let values: Vec<(Move, Value)> = ranked
+            .into_iter()
+            .filter(|(mv, _)| root_moves.iter().any(|r| r.mv == *mv))
+            .collect();
+        let Some(&(_, best)) = values.first() else {
+            return;
+        };
+        let keep = |value: Value| match best {
+            Value::Draw => value == Value::Draw,
+            _ => value == best,
+        };
+        root_moves.retain(|r| values.iter().any(|&(mv, v)| mv == r.mv && keep(v)));
+    }
+
+    /// The score of a position the tables cover, without a capture pending (a capture's
+    /// value is not stored but worked out, which costs more than searching it): exact, from
+    /// the side to move's point of view, as a win or loss `plies` from the root.
+    #[inline]
+    fn probe_tables(&self, position: &Position<R>, ply: usize) -> Option<i32> {
+        let tables = self.shared.egtb.as_deref()?;
+        if position.occupied().count_ones() as usize > tables.max_pieces() || position.has_capture()
+        {
+            return None;
+        }
+        let value = tables.probe(position)?;
+        self.shared.tbhits.fetch_add(1, Ordering::Relaxed);
+        Some(match value {
+            Value::Win(n) => WIN - (ply as i32 + n as i32),
+            Value::Loss(n) => -(WIN - (ply as i32 + n as i32)),
+            Value::Draw => DRAW,
+        })
     }
 
     /// When an iteration is cut short, a move that already beat the iteration's first move
@@ -527,6 +592,12 @@ impl<'a, R: Rules> Searcher<'a, R> {
         self.pv[ply].clear();
         if self.is_draw() {
             return DRAW;
+        }
+        if self.shared.egtb.is_some()
+            && let Some(score) = self.probe_tables(position, ply)
+        {
+            self.count_node();
+            return score;
         }
         if depth <= 0 || ply >= MAX_PLY - 1 {
             return self.quiescence(position, alpha, beta, ply);
