@@ -84,6 +84,18 @@ pub enum EgtbCommand {
         #[arg(long, default_value_t = 4)]
         depth: u32,
     },
+    /// Time table probes of positions without a capture pending, as the search makes them
+    /// (tables already in memory), and print nanoseconds per probe.
+    ///
+    /// Example: damka egtb speed --variant english --dir egtb
+    Speed {
+        /// The rule set.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// The table directory.
+        #[arg(long, default_value = "egtb")]
+        dir: PathBuf,
+    },
     /// Print the number of positions (piece placements) with exactly N pieces, for N up to
     /// the given count, by summing the slices' index sizes (both sides' pieces may be absent).
     ///
@@ -133,6 +145,7 @@ pub fn run(command: EgtbCommand) -> i32 {
             samples,
             depth,
         } => with_variant!(variant, R => run_convert::<R>(&dir, pieces, samples, depth)),
+        EgtbCommand::Speed { variant, dir } => with_variant!(variant, R => run_speed::<R>(&dir)),
         EgtbCommand::Count { variant, pieces } => {
             with_variant!(variant, R => run_count::<R>(pieces))
         }
@@ -453,4 +466,50 @@ fn run_convert<R: Rules>(dir: &Path, pieces: usize, samples: u64, depth: u32) ->
         started.elapsed().as_secs_f64()
     );
     i32::from(result.converted != result.played || result.played == 0)
+}
+
+fn run_speed<R: Rules>(dir: &Path) -> i32 {
+    let started = std::time::Instant::now();
+    let (tables, errors) = Tables::open::<R>(dir);
+    if !errors.is_empty() || tables.is_empty() {
+        for error in &errors {
+            eprintln!("damka egtb speed: {error}");
+        }
+        eprintln!("damka egtb speed: no usable {} tables", R::VARIANT.name());
+        return 2;
+    }
+    let load = started.elapsed().as_secs_f64();
+    // About 100,000 positions spread over every slice, those with a capture pending left out
+    // (the search does not probe them).
+    let total: u64 = tables.slices().map(|s| s.indexer.size()).sum();
+    let step = (total / 100_000).max(1);
+    let mut positions = Vec::new();
+    let mut offset = 0;
+    for slice in tables.slices() {
+        let mut index = offset % step;
+        while index < slice.indexer.size() {
+            let position = slice.indexer.placement(index).position::<R>();
+            if !position.has_capture() {
+                positions.push(position);
+            }
+            index += step;
+        }
+        offset += slice.indexer.size();
+    }
+    let rounds = 20;
+    let timer = std::time::Instant::now();
+    let mut checksum = 0u64;
+    for _ in 0..rounds {
+        for position in &positions {
+            checksum += u64::from(tables.code(position).unwrap_or(0));
+        }
+    }
+    let probes = positions.len() as u64 * rounds;
+    let nanos = timer.elapsed().as_nanos() as f64 / probes as f64;
+    println!(
+        "{} slices loaded in {load:.2} s; {probes} probes of {} positions: {nanos:.0} ns per probe (checksum {checksum})",
+        tables.len(),
+        positions.len()
+    );
+    0
 }
