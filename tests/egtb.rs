@@ -323,3 +323,52 @@ fn uci_option_loads_tables_and_reports_hits() {
     );
     assert!(run.stdout.lines().any(|l| l.starts_with("bestmove ")));
 }
+
+/// A plain search (no tables) to the table's distance finds the table's exact result on
+/// positions sampled across every slice: wins and losses as mate scores in exactly `n`
+/// plies, draws as no mate score at a good depth.
+#[test]
+fn deep_searches_agree_with_the_tables() {
+    use damka::search::tt::{TranspositionTable, WIN, WIN_BOUND};
+    use damka::search::{GameContext, Limits, Searcher, Shared};
+    let dir = scratch("search");
+    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    let (tables, _) = Tables::open::<English>(&dir);
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for slice in tables.slices() {
+        let step = (slice.indexer.size() / 12).max(1);
+        let mut index = step / 2;
+        while index < slice.indexer.size() {
+            let position: Position<English> = slice.indexer.placement(index).position();
+            index += step;
+            let value = tables.probe(&position).expect("covered");
+            let (depth, expected): (u32, Box<dyn Fn(i32) -> bool>) = match value {
+                Value::Win(n) if n <= 21 => (n + 1, Box::new(move |s| s == WIN - n as i32)),
+                Value::Loss(n) if n <= 21 => (n + 1, Box::new(move |s| s == -(WIN - n as i32))),
+                Value::Draw => (12, Box::new(|s: i32| s.abs() <= WIN_BOUND)),
+                _ => continue,
+            };
+            let shared = Shared::new(std::sync::Arc::new(TranspositionTable::new(8)), false);
+            let limits = Limits {
+                depth: Some(depth),
+                multipv: 1,
+                ..Limits::default()
+            };
+            let outcome = Searcher::<English>::new(&shared, &limits, 0).run(
+                &position,
+                &GameContext::default(),
+                &mut |_| {},
+            );
+            checked += 1;
+            if outcome.best.is_some() && !expected(outcome.score) {
+                failures.push(format!(
+                    "{position:?}: table {value}, search {}",
+                    outcome.score
+                ));
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
