@@ -1,4 +1,4 @@
-//! Table generation and verification: solves every slice up to N pieces by level-synchronous forward passes, on several threads, resumably.
+//! Table generation and verification: solves every slice up to N pieces in passes ordered by distance, on several threads, resumably.
 //!
 //! Slices are solved in [`Material::all`] order, a slice together with its colour-reversed
 //! twin (a quiet move from one lands in the other). Every capture and promotion leads to a
@@ -6,11 +6,11 @@
 //! without a legal move `Loss(0)`; pass `k` then gives `Win(k)` (odd `k`) to every unsolved
 //! position with a successor worth `Loss(k - 1)`, or `Loss(k)` (even `k`) to every unsolved
 //! position whose successors are all wins, the slowest `Win(k - 1)`. This is retrograde
-//! analysis (Thompson 1986) run forwards: values appear in order of distance, so each is
-//! the exact distance to the end of the game, and a pass only ever writes values of one
-//! parity, so threads reading values written in the same pass see nothing that could change
-//! their answer. Positions still unsolved when passes stop producing values (and no stored
-//! distance from an earlier slice can still feed one) are draws.
+//! analysis (Thompson 1986): values appear in order of distance, so each is the exact
+//! distance to the end of the game, and a pass only ever writes values of one parity, so
+//! threads reading values written in the same pass see nothing that could change their
+//! answer. Which positions a pass looks at is told by un-moves and by a first full pass (see
+//! [`solve_pair`]); positions never decided are draws.
 //!
 //! A pair is written to disk (atomically) as soon as it is solved; a later run loads the
 //! slices whose files are present and valid and goes on with the rest.
@@ -61,11 +61,143 @@ fn parallel(size: u64, threads: usize, work: &(dyn Fn(u64, &mut MoveList) + Sync
     });
 }
 
+/// What a position's successors say at some moment of the solution: the pass at which it
+/// gets its value (`Some(t)`: `Win(t)` for odd `t`, `Loss(t)` for even), or `None` while a
+/// successor in the pair is still unknown (or one is a draw).
+#[inline]
+fn target_pass<R: Rules>(
+    tables: &Tables,
+    position: &crate::position::Position<R>,
+    list: &mut MoveList,
+) -> Option<u32> {
+    position.legal_moves_into(list);
+    if list.is_empty() {
+        return Some(0);
+    }
+    let mut quickest_loss: Option<u8> = None;
+    let mut slowest_win = 0u8;
+    let mut all_win = true;
+    for mv in list.iter() {
+        let code = tables.code(&position.play(mv)).unwrap_or(0);
+        if code == 0 {
+            all_win = false;
+        } else if code % 2 == 1 {
+            all_win = false;
+            quickest_loss = Some(quickest_loss.map_or(code, |q| q.min(code)));
+        } else {
+            slowest_win = slowest_win.max(code);
+        }
+    }
+    match quickest_loss {
+        Some(code) => Some(u32::from(code)),
+        None if all_win => Some(u32::from(slowest_win)),
+        None => None,
+    }
+}
+
+/// The positions (slice of the pair, index) from which a quiet move of the side not to move
+/// leads to `position`: that side's last move taken back. A man steps back towards its own
+/// side, a king back along a diagonal over empty squares. Positions where that move would
+/// not have been legal (a capture was pending) are left out; a few extra candidates would
+/// cost time only, since every candidate is judged by its own successors.
+fn predecessors<R: Rules>(
+    tables: &Tables,
+    pair: &[Material],
+    position: &crate::position::Position<R>,
+    out: &mut Vec<(u8, u32)>,
+) {
+    use crate::board::{Bits, Dir, Geometry};
+    use crate::position::Position;
+    use crate::rules::Color;
+    let white = position.pieces(Color::White);
+    let black = position.pieces(Color::Black);
+    let kings = position.kings();
+    let empty = position.empty();
+    let mut push = |from: u64, to: u64, king: bool| {
+        let black = black ^ from ^ to;
+        let kings = if king { kings ^ from ^ to } else { kings };
+        let before = Position::<R>::from_parts(white, black, kings, Color::Black);
+        if before.has_capture() {
+            return;
+        }
+        let placement = Placement::of(&before);
+        let material = placement.material();
+        if let Some(slot) = pair.iter().position(|&m| m == material)
+            && let Some(slice) = tables.slice(material)
+        {
+            out.push((slot as u8, slice.indexer.index(&placement) as u32));
+        }
+    };
+    // Black's men move down (White's up, in every variant with tables): back is up.
+    for bit in Bits(position.men(Color::Black)) {
+        let at = 1u64 << bit;
+        for dir in Dir::UP {
+            let from = R::Geometry::step(at, dir);
+            if from & empty != 0 {
+                push(at, from, false);
+            }
+        }
+    }
+    for bit in Bits(position.kings_of(Color::Black)) {
+        let at = 1u64 << bit;
+        for dir in Dir::ALL {
+            let mut from = R::Geometry::step(at, dir);
+            while from & empty != 0 {
+                push(at, from, true);
+                if !R::FLYING_KINGS {
+                    break;
+                }
+                from = R::Geometry::step(from, dir);
+            }
+        }
+    }
+}
+
+/// Runs `work` on every item of `items` on `threads` threads; each thread's outputs are
+/// gathered.
+fn parallel_items<T: Sync, O: Send>(
+    items: &[T],
+    threads: usize,
+    work: &(dyn Fn(&T, &mut MoveList, &mut Vec<O>) + Sync),
+) -> Vec<O> {
+    let next = AtomicUsize::new(0);
+    let chunk = CHUNK as usize;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut list = MoveList::new();
+                    let mut out = Vec::new();
+                    loop {
+                        let start = next.fetch_add(chunk, Ordering::Relaxed);
+                        if start >= items.len() {
+                            break;
+                        }
+                        for item in &items[start..(start + chunk).min(items.len())] {
+                            work(item, &mut list, &mut out);
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a generator thread"))
+            .collect()
+    })
+}
+
 /// Solves one slice and its twin, both already inserted in `tables` as empty slices.
+///
+/// One full pass finds, for every position, the pass at which the values of the slices
+/// solved before decide it (a capture or crowning into a lost position, or every move
+/// leaving the pair into won ones); after that, pass `k` looks only at those scheduled for
+/// it and at the predecessors of the positions decided in pass `k - 1`. A candidate whose
+/// successors decide it for a later pass is scheduled for that pass.
 fn solve_pair<R: Rules>(
     tables: &Tables,
     pair: &[Material],
-    longest_known: u32,
     threads: usize,
     bar: &ProgressBar,
 ) -> Result<(), String> {
@@ -73,61 +205,75 @@ fn solve_pair<R: Rules>(
         .iter()
         .map(|&m| tables.slice(m).expect("the pair was inserted"))
         .collect();
-    let changed = AtomicUsize::new(0);
-    let mut quiet_passes = 0;
-    let mut pass = 0u32;
-    loop {
+    let mut schedule: Vec<Vec<(u8, u32)>> = vec![Vec::new(); 256];
+    // Pass 0 over everything: no move means Loss(0); otherwise note when it is decided.
+    bar.set_message(format!("{} first pass", pair[0]));
+    for (slot, slice) in slices.iter().enumerate() {
+        let size = slice.indexer.size();
+        let starts: Vec<u64> = (0..size).step_by(CHUNK as usize).collect();
+        let work = |&start: &u64, list: &mut MoveList, out: &mut Vec<(u32, u32)>| {
+            for index in start..(start + CHUNK).min(size) {
+                let position = slice.indexer.placement(index).position::<R>();
+                if let Some(pass) = target_pass::<R>(tables, &position, list) {
+                    out.push((pass, index as u32));
+                }
+            }
+        };
+        for (pass, index) in parallel_items(&starts, threads, &work) {
+            schedule[pass as usize].push((slot as u8, index));
+        }
+    }
+    let mut frontier: Vec<(u8, u32)> = Vec::new();
+    for pass in 0..=255u32 {
+        let mut candidates = std::mem::take(&mut schedule[pass as usize]);
+        if pass > 0 {
+            bar.set_message(format!("{} pass {pass}", pair[0]));
+            let work = |&(slot, index): &(u8, u32), _: &mut MoveList, out: &mut Vec<(u8, u32)>| {
+                let slice = slices[slot as usize];
+                let position = slice.indexer.placement(u64::from(index)).position::<R>();
+                predecessors::<R>(tables, pair, &position, out);
+            };
+            candidates.extend(parallel_items(&frontier, threads, &work));
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        if candidates.is_empty() && schedule[pass as usize..].iter().all(|s| s.is_empty()) {
+            return Ok(());
+        }
         if pass >= 254 {
             return Err(format!(
                 "slice {} has a win longer than 253 plies, more than a one-byte code holds",
                 pair[0]
             ));
         }
-        bar.set_message(format!("{} pass {pass}", pair[0]));
-        changed.store(0, Ordering::Relaxed);
-        for slice in &slices {
-            let work = |index: u64, list: &mut MoveList| {
+        let work =
+            |&(slot, index): &(u8, u32), list: &mut MoveList, out: &mut Vec<(u8, u32, u32)>| {
+                let slice = slices[slot as usize];
                 let cell = &slice.values[index as usize];
                 if cell.load(Ordering::Relaxed) != 0 {
                     return;
                 }
-                let position = slice.indexer.placement(index).position::<R>();
-                position.legal_moves_into(list);
-                let found = if pass == 0 {
-                    list.is_empty()
-                } else if pass % 2 == 1 {
-                    // Win(pass): some successor is Loss(pass - 1), code `pass`.
-                    list.iter()
-                        .any(|mv| tables.code(&position.play(mv)) == Some(pass as u8))
-                } else {
-                    // Loss(pass): every successor a win, the slowest Win(pass - 1).
-                    let mut slowest = 0u8;
-                    let all_win = list.iter().all(|mv| {
-                        let code = tables.code(&position.play(mv)).unwrap_or(0);
-                        slowest = slowest.max(code);
-                        code != 0 && code.is_multiple_of(2)
-                    });
-                    all_win && slowest == pass as u8
-                };
-                if found {
-                    cell.store(pass as u8 + 1, Ordering::Relaxed);
-                    changed.fetch_add(1, Ordering::Relaxed);
+                let position = slice.indexer.placement(u64::from(index)).position::<R>();
+                match target_pass::<R>(tables, &position, list) {
+                    Some(t) if t == pass => {
+                        cell.store(pass as u8 + 1, Ordering::Relaxed);
+                        out.push((slot, index, pass));
+                    }
+                    Some(t) if t > pass => out.push((slot, index, t)),
+                    _ => {}
                 }
             };
-            parallel(slice.indexer.size(), threads, &work);
+        let results = parallel_items(&candidates, threads, &work);
+        frontier.clear();
+        for (slot, index, t) in results {
+            if t == pass {
+                frontier.push((slot, index));
+            } else if (t as usize) < schedule.len() {
+                schedule[t as usize].push((slot, index));
+            }
         }
-        if changed.load(Ordering::Relaxed) == 0 {
-            quiet_passes += 1;
-        } else {
-            quiet_passes = 0;
-        }
-        // Two passes without news (one of each parity) and past every distance an earlier
-        // slice could feed in: nothing more can be decided.
-        if quiet_passes >= 2 && pass > longest_known + 1 {
-            return Ok(());
-        }
-        pass += 1;
     }
+    Ok(())
 }
 
 /// Checks that every successor of every slice of the pair lies in a held slice (a missing
@@ -214,7 +360,7 @@ pub fn generate<R: Rules>(
         for &m in &pair {
             check_successors_covered::<R>(&tables, m)?;
         }
-        solve_pair::<R>(&tables, &pair, longest, threads, &bar)?;
+        solve_pair::<R>(&tables, &pair, threads, &bar)?;
         let seconds = pair_started.elapsed().as_secs_f64() / pair.len() as f64;
         for &m in &pair {
             let slice = tables.slice(m).expect("inserted");
