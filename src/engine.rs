@@ -518,7 +518,7 @@ impl<R: Rules> Session for GameSession<R> {
     }
 
     fn outcome(&self) -> Option<String> {
-        self.game.outcome().map(|o| o.to_string())
+        self.game.outcome_text()
     }
 
     fn start_search(&self, request: SearchRequest) -> Result<SearchHandle, EngineError> {

@@ -5,7 +5,7 @@ use crate::movegen::MoveList;
 use crate::notation::fen::{ParseFenError, parse_fen};
 use crate::notation::movetext::{ParseMoveError, parse_move_in, write_move_in};
 use crate::position::{Move, Position};
-use crate::rules::{Color, Rules, SmallEndgame};
+use crate::rules::{Color, Goal, Rules, SmallEndgame};
 use std::fmt;
 
 /// Why a game ended in a draw.
@@ -22,7 +22,8 @@ pub enum DrawReason {
 /// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// The side to move has no legal move (no pieces, or all blocked) and loses.
+    /// This side wins: the side to move has no legal move (no pieces, or all blocked) and
+    /// loses, or in antidraughts wins; in breakthrough the first side to crown a king wins.
     Win(Color),
     /// A draw rule applies.
     Draw(DrawReason),
@@ -207,11 +208,31 @@ impl<R: Rules> Game<R> {
 
     /// The outcome, if the game is over.
     pub fn outcome(&self) -> Option<Outcome> {
+        if let Some(winner) = self.position.decided_winner() {
+            return Some(Outcome::Win(winner));
+        }
         let mut scratch = MoveList::new();
         if self.position.count_legal_moves(&mut scratch) == 0 {
-            return Some(Outcome::Win(self.position.side_to_move().opponent()));
+            return Some(Outcome::Win(self.position.winner_when_stuck()));
         }
         self.draw_reason().map(Outcome::Draw)
+    }
+
+    /// The outcome as a sentence that names the variant's reason (`white wins (black has no
+    /// legal move)`, `black wins (black cannot move)` in antidraughts, `white wins (first
+    /// king)` in breakthrough, `draw by repetition`).
+    pub fn outcome_text(&self) -> Option<String> {
+        let outcome = self.outcome()?;
+        let Outcome::Win(winner) = outcome else {
+            return Some(outcome.to_string());
+        };
+        Some(if self.position.decided_winner().is_some() {
+            format!("{} wins (first king)", winner.name())
+        } else if R::GOAL == Goal::Reversed {
+            format!("{} wins ({} cannot move)", winner.name(), winner.name())
+        } else {
+            outcome.to_string()
+        })
     }
 
     /// The draw rule that applies now, if any.

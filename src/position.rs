@@ -1,7 +1,7 @@
 //! A position of one variant: the pieces, the side to move, its Zobrist hash, and making moves.
 
 use crate::board::{Bitboard, Bits, Geometry};
-use crate::rules::{Color, Rules};
+use crate::rules::{Color, Goal, Rules};
 use std::marker::PhantomData;
 
 /// One legal move: a whole step or a whole capture sequence.
@@ -171,6 +171,33 @@ impl<R: Rules> Position<R> {
     #[inline(always)]
     pub fn side_to_move(&self) -> Color {
         self.side
+    }
+
+    /// The winner when the game is over whatever the legal moves are: in breakthrough the
+    /// side that has a king (the side that has just moved, when a set-up position gives
+    /// both sides kings). `None` in every other variant.
+    #[inline(always)]
+    pub fn decided_winner(&self) -> Option<Color> {
+        if R::GOAL != Goal::FirstKing || self.kings == 0 {
+            return None;
+        }
+        let last_mover = self.side.opponent();
+        if self.kings_of(last_mover) != 0 {
+            Some(last_mover)
+        } else {
+            Some(self.side)
+        }
+    }
+
+    /// The winner when the side to move has no legal move: its opponent, except in
+    /// antidraughts, where the side that cannot move wins.
+    #[inline(always)]
+    pub fn winner_when_stuck(&self) -> Color {
+        if R::GOAL == Goal::Reversed {
+            self.side
+        } else {
+            self.side.opponent()
+        }
     }
 
     /// The Zobrist hash, kept up to date incrementally.

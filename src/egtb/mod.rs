@@ -487,7 +487,9 @@ impl Indexer {
 /// capture precedence, crowning in the middle of a capture).
 pub fn family(variant: Variant) -> Option<&'static str> {
     match variant {
-        Variant::Towers => None,
+        // Antidraughts and breakthrough have goals of their own (the stuck side wins; the
+        // first king wins) that the generator's "no legal move loses" does not know.
+        Variant::Towers | Variant::Antidraughts | Variant::Breakthrough => None,
         other => Some(other.name()),
     }
 }

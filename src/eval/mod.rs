@@ -41,7 +41,7 @@ pub use weights::{Weights, weights};
 
 use crate::board::{Bitboard, Dir, Geometry};
 use crate::position::Position;
-use crate::rules::{Color, Rules};
+use crate::rules::{Color, Goal, Rules};
 use weights::{MAX_RANKS, RUNAWAY_DISTANCES};
 
 /// Scores `position` for the side to move with the default weights of its variant.
@@ -60,6 +60,9 @@ pub fn evaluate_with<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
 /// The evaluation itself, for [`evaluate`] and [`evaluate_with`].
 #[inline(always)]
 fn score<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
+    if R::GOAL == Goal::Reversed {
+        return reversed_material(position);
+    }
     let white = position.pieces(Color::White);
     let black = position.pieces(Color::Black);
     let kings = position.kings();
@@ -95,6 +98,17 @@ fn score<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
         Color::Black => -score,
     };
     score + w.side_to_move
+}
+
+/// Antidraughts: the side that gets rid of its pieces first wins, so every piece of one's
+/// own is a man's worth against, every piece of the opponent's a man's worth for (a king
+/// counts as one piece: it is as much a liability as a man is).
+#[inline(always)]
+fn reversed_material<R: Rules>(position: &Position<R>) -> i32 {
+    let side = position.side_to_move();
+    let own = position.pieces(side).count_ones() as i32;
+    let theirs = position.pieces(side.opponent()).count_ones() as i32;
+    100 * (theirs - own)
 }
 
 /// A side's terms: the opening and endgame parts to blend, and the part that is not tapered.

@@ -346,10 +346,21 @@ pub const TOWERS: Weights = Weights {
     ..ENGLISH
 };
 
+/// Breakthrough: the international set, with a man whose way to the last row is clear worth
+/// close to the game (the first king wins), in place of the few tenths of a man it is worth
+/// when a king is only a strong piece.
+pub const BREAKTHROUGH: Weights = Weights {
+    runaway: [1500, 900, 500],
+    ..INTERNATIONAL
+};
+
 /// The default weights of a variant.
 pub const fn for_variant(variant: Variant) -> &'static Weights {
     match variant {
-        Variant::International => &INTERNATIONAL,
+        // Antidraughts does not use the weights: its evaluation counts material reversed
+        // (`eval::score`); the international set stands in for `EvalFile` parsing.
+        Variant::International | Variant::Antidraughts => &INTERNATIONAL,
+        Variant::Breakthrough => &BREAKTHROUGH,
         Variant::Brazilian
         | Variant::Russian
         | Variant::Pool

@@ -68,7 +68,7 @@ pub struct HubVariant {
 }
 
 /// Every variant `damka hub` offers, the default (`normal`, international) first.
-pub const HUB_VARIANTS: [HubVariant; 8] = [
+pub const HUB_VARIANTS: [HubVariant; 10] = [
     HubVariant {
         name: "normal",
         variant: Variant::International,
@@ -107,6 +107,16 @@ pub const HUB_VARIANTS: [HubVariant; 8] = [
     HubVariant {
         name: "czech",
         variant: Variant::Czech,
+        layout: Layout::Pdn,
+    },
+    HubVariant {
+        name: "antidraughts",
+        variant: Variant::Antidraughts,
+        layout: Layout::Pdn,
+    },
+    HubVariant {
+        name: "breakthrough",
+        variant: Variant::Breakthrough,
         layout: Layout::Pdn,
     },
 ];

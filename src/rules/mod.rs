@@ -70,6 +70,19 @@ pub enum Precedence {
     KingFirst,
 }
 
+/// What a side plays for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// The side to move with no legal move loses (every variant but the two below).
+    Normal,
+    /// Antidraughts (lidraughts): the side to move with no legal move (all its pieces lost or
+    /// blocked) wins.
+    Reversed,
+    /// Breakthrough (lidraughts): the first side to crown a king wins; a side with no legal
+    /// move loses, as usual.
+    FirstKing,
+}
+
 /// What happens to a man that reaches its promotion row in the middle of a capture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MidCapturePromotion {
@@ -146,6 +159,8 @@ pub trait Rules:
     const NOTATION: MoveNotation = MoveNotation::Numeric;
     /// Draw rules of a game.
     const DRAW_RULES: DrawRules;
+    /// What a side plays for (normal, reversed, first king).
+    const GOAL: Goal = Goal::Normal;
 }
 
 /// How a variant's players write moves.
@@ -212,6 +227,15 @@ rules_type!(
     Czech
 );
 rules_type!(
+    /// Antidraughts (lidraughts): international rules with the goal reversed, the side that
+    /// cannot move (no pieces left, or all blocked) wins.
+    Antidraughts
+);
+rules_type!(
+    /// Breakthrough (lidraughts): international rules, the first side to crown a king wins.
+    Breakthrough
+);
+rules_type!(
     /// The towers variant of the COMP10002 assignment: one jump per turn, optional capture,
     /// Black first from the bottom, crowned pieces ("towers") step in all four directions.
     Towers
@@ -245,6 +269,37 @@ impl Rules for International {
         no_progress_plies: 50,
         small_endgame: SmallEndgame::International,
     };
+}
+
+impl Rules for Antidraughts {
+    type Geometry = Board10;
+    const VARIANT: Variant = Variant::Antidraughts;
+    const FIRST_TO_MOVE: Color = Color::White;
+    const START_ROWS: usize = 4;
+    const MEN_CAPTURE_BACKWARD: bool = true;
+    const FLYING_KINGS: bool = true;
+    const PRECEDENCE: Precedence = Precedence::Majority;
+    // As pydraughts 0.6.7 (`Game.is_draw`) has it: threefold repetition is the only draw.
+    const DRAW_RULES: DrawRules = REPETITION_ONLY;
+    const GOAL: Goal = Goal::Reversed;
+}
+
+impl Rules for Breakthrough {
+    type Geometry = Board10;
+    const VARIANT: Variant = Variant::Breakthrough;
+    const FIRST_TO_MOVE: Color = Color::White;
+    const START_ROWS: usize = 4;
+    const MEN_CAPTURE_BACKWARD: bool = true;
+    const FLYING_KINGS: bool = true;
+    const PRECEDENCE: Precedence = Precedence::Majority;
+    // No draw rule (pydraughts 0.6.7 `Game.is_draw`): the first king ends the game, so only
+    // men are on the board in play, and men only move forwards, so no position repeats.
+    const DRAW_RULES: DrawRules = DrawRules {
+        repetitions: 0,
+        no_progress_plies: 0,
+        small_endgame: SmallEndgame::None,
+    };
+    const GOAL: Goal = Goal::FirstKing;
 }
 
 impl Rules for Brazilian {
@@ -378,11 +433,15 @@ pub enum Variant {
     Czech,
     /// The COMP10002 towers variant.
     Towers,
+    /// Antidraughts (international rules, reversed goal).
+    Antidraughts,
+    /// Breakthrough (international rules, the first king wins).
+    Breakthrough,
 }
 
 impl Variant {
     /// Every supported variant, the default first.
-    pub const ALL: [Variant; 9] = [
+    pub const ALL: [Variant; 11] = [
         Variant::English,
         Variant::International,
         Variant::Brazilian,
@@ -392,6 +451,8 @@ impl Variant {
         Variant::Spanish,
         Variant::Czech,
         Variant::Towers,
+        Variant::Antidraughts,
+        Variant::Breakthrough,
     ];
 
     /// The lower-case name used on the command line and in protocols.
@@ -406,6 +467,8 @@ impl Variant {
             Variant::Spanish => "spanish",
             Variant::Czech => "czech",
             Variant::Towers => "towers",
+            Variant::Antidraughts => "antidraughts",
+            Variant::Breakthrough => "breakthrough",
         }
     }
 }
@@ -442,6 +505,7 @@ impl FromStr for Variant {
             "american" | "checkers" => Some(Variant::English),
             "normal" | "fmjd" | "10x10" => Some(Variant::International),
             "shashki" => Some(Variant::Russian),
+            "anti" | "giveaway" | "losing" => Some(Variant::Antidraughts),
             _ => Variant::ALL.iter().copied().find(|v| v.name() == lower),
         };
         found.ok_or_else(|| UnknownVariant(text.to_string()))
@@ -489,6 +553,14 @@ macro_rules! with_variant {
             }
             __V::Towers => {
                 type $rules = $crate::rules::Towers;
+                $body
+            }
+            __V::Antidraughts => {
+                type $rules = $crate::rules::Antidraughts;
+                $body
+            }
+            __V::Breakthrough => {
+                type $rules = $crate::rules::Breakthrough;
                 $body
             }
         }

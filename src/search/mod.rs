@@ -30,6 +30,29 @@ pub const DRAW: i32 = 0;
 /// Larger than any score.
 pub const INFINITE: i32 = WIN + 1;
 
+/// The score, for the side to move at `ply`, of a position where it has no legal move: a loss,
+/// or a win in antidraughts.
+#[inline(always)]
+fn stuck_score<R: Rules>(position: &Position<R>, ply: usize) -> i32 {
+    if position.winner_when_stuck() == position.side_to_move() {
+        WIN - ply as i32
+    } else {
+        -(WIN - ply as i32)
+    }
+}
+
+/// The score of a position whose game is over whatever the moves (breakthrough: a side has a
+/// king), `None` otherwise; compiled away in the other variants.
+#[inline(always)]
+fn decided_score<R: Rules>(position: &Position<R>, ply: usize) -> Option<i32> {
+    let winner = position.decided_winner()?;
+    Some(if winner == position.side_to_move() {
+        WIN - ply as i32
+    } else {
+        -(WIN - ply as i32)
+    })
+}
+
 /// What limits one search. Time limits are turned into a [`TimeBudget`] by the caller.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
@@ -222,7 +245,12 @@ impl<'a, R: Rules> Searcher<'a, R> {
         game: &GameContext,
         report: &mut dyn FnMut(&Iteration),
     ) -> Outcome {
-        let legal = root.legal_moves();
+        // A decided game (breakthrough: a king is on the board) has no move left to play.
+        let legal = if root.decided_winner().is_some() {
+            MoveList::new()
+        } else {
+            root.legal_moves()
+        };
         let mut root_moves: Vec<RootMove> = legal
             .iter()
             .filter(|m| self.limits.searchmoves.is_empty() || self.limits.searchmoves.contains(m))
@@ -593,6 +621,9 @@ impl<'a, R: Rules> Searcher<'a, R> {
         if self.is_draw() {
             return DRAW;
         }
+        if let Some(score) = decided_score(position, ply) {
+            return score;
+        }
         if self.shared.egtb.is_some()
             && let Some(score) = self.probe_tables(position, ply)
         {
@@ -637,7 +668,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
         position.legal_moves_into(&mut list);
         if list.is_empty() {
             self.lists[ply] = list;
-            return -(WIN - ply as i32);
+            return stuck_score(position, ply);
         }
         // A forced move costs no width: look one ply further (Scan does the same).
         let extension = i32::from(list.len() == 1);
@@ -716,6 +747,9 @@ impl<'a, R: Rules> Searcher<'a, R> {
             return DRAW;
         }
         self.seldepth = self.seldepth.max(ply);
+        if let Some(score) = decided_score(position, ply) {
+            return score;
+        }
         if ply >= MAX_PLY - 1 {
             return self.evaluate(position);
         }
@@ -725,7 +759,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
         if list.is_empty() || !R::CAPTURE_COMPULSORY {
             self.lists[ply] = list;
             if position.count_steps() == 0 && !position.has_capture() {
-                return -(WIN - ply as i32);
+                return stuck_score(position, ply);
             }
             return self.evaluate(position);
         }

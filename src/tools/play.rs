@@ -12,7 +12,7 @@ use crate::notation::fen::{write_fen, write_pdn_fen};
 use crate::notation::movetext::{parse_move_in, write_move_in};
 use crate::notation::{bit_at, number_of_bit, square_name};
 use crate::position::{Move, Position};
-use crate::rules::{Color, MoveNotation, Rules, Variant};
+use crate::rules::{Color, Goal, MoveNotation, Rules, Variant};
 use crate::with_variant;
 use crossbeam_channel::Receiver;
 use std::io::{BufRead, IsTerminal, Write};
@@ -463,9 +463,15 @@ impl<R: Rules> PlaySession<R> {
         let result = outcome.pdn_result::<R>();
         match outcome {
             Outcome::Win(winner) => format!(
-                "Result {result}: {} wins, {} has no legal move{}.",
+                "Result {result}: {} wins, {}{}.",
                 capitalised(winner.name()),
-                capitalised(winner.opponent().name()),
+                if R::GOAL == Goal::FirstKing {
+                    format!("{} crowned the first king", capitalised(winner.name()))
+                } else if R::GOAL == Goal::Reversed {
+                    format!("{} cannot move", capitalised(winner.name()))
+                } else {
+                    format!("{} has no legal move", capitalised(winner.opponent().name()))
+                },
                 if winner == self.human {
                     " (you win)"
                 } else {
@@ -530,7 +536,8 @@ pub fn pdn_game_type(variant: Variant) -> Option<u32> {
         Variant::Russian => Some(25),
         Variant::Brazilian => Some(26),
         Variant::Czech => Some(29),
-        Variant::Towers => None,
+        // PDN 3.0 numbers no antidraughts or breakthrough game type.
+        Variant::Towers | Variant::Antidraughts | Variant::Breakthrough => None,
     }
 }
 
