@@ -10,7 +10,7 @@ mod common;
 use common::{repo_root, venv_python};
 use damka::notation::fen::parse_fen;
 use damka::notation::number_of_bit;
-use damka::{Bits, Rules};
+use damka::{Bits, Color, Rules};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -21,6 +21,8 @@ const POSITIONS: usize = 2500;
 struct OracleLine {
     fen: String,
     moves: Vec<String>,
+    /// The winner pydraughts sees (`W`, `B`, `-`), for the variants with their own goal.
+    winner: Option<String>,
 }
 
 fn run_oracle(python: &Path, script: &str, variant: &str, seed: u64) -> Vec<OracleLine> {
@@ -41,14 +43,17 @@ fn run_oracle(python: &Path, script: &str, variant: &str, seed: u64) -> Vec<Orac
         .lines()
         .filter(|line| !line.trim().is_empty())
         .map(|line| {
-            let (fen, moves) = line
-                .split_once('\t')
+            let mut fields = line.split('\t');
+            let fen = fields.next().unwrap_or_default();
+            let moves = fields
+                .next()
                 .unwrap_or_else(|| panic!("oracle line without a tab: {line:?}"));
             let mut moves: Vec<String> = moves.split_whitespace().map(str::to_string).collect();
             moves.sort();
             OracleLine {
                 fen: fen.to_string(),
                 moves,
+                winner: fields.next().map(str::to_string),
             }
         })
         .collect();
@@ -86,8 +91,31 @@ fn damka_moves<R: Rules>(fen: &str) -> Vec<String> {
     moves
 }
 
+/// The winner damka sees in a position, as the oracle writes it (`W`, `B`, `-`), draw rules
+/// aside: the first king in breakthrough, the side that cannot move in antidraughts.
+fn damka_winner<R: Rules>(fen: &str) -> String {
+    let position = parse_fen::<R>(fen).expect("oracle FEN");
+    let winner = position.decided_winner().or_else(|| {
+        position
+            .legal_moves()
+            .is_empty()
+            .then(|| position.winner_when_stuck())
+    });
+    match winner {
+        Some(Color::White) => "W".to_string(),
+        Some(Color::Black) => "B".to_string(),
+        None => "-".to_string(),
+    }
+}
+
 fn compare<R: Rules>(lines: &[OracleLine], library: &str) {
+    compare_with_kings::<R>(lines, library, 10);
+}
+
+/// [`compare`], with at least one position in `kings_every` holding a king.
+fn compare_with_kings<R: Rules>(lines: &[OracleLine], library: &str, kings_every: usize) {
     let mut mismatches = Vec::new();
+    let mut decided = 0;
     let mut captures = 0;
     let mut with_kings = 0;
     for line in lines {
@@ -97,6 +125,18 @@ fn compare<R: Rules>(lines: &[OracleLine], library: &str) {
         }
         if line.fen.contains('K') {
             with_kings += 1;
+        }
+        if let Some(theirs) = &line.winner {
+            let winner = damka_winner::<R>(&line.fen);
+            if winner != "-" {
+                decided += 1;
+            }
+            if &winner != theirs {
+                mismatches.push(format!(
+                    "{}\n  winner by {library}: {theirs}, by damka: {winner}",
+                    line.fen
+                ));
+            }
         }
         if ours != line.moves {
             mismatches.push(format!(
@@ -123,9 +163,13 @@ fn compare<R: Rules>(lines: &[OracleLine], library: &str) {
     // The sample must exercise captures and kings, or the comparison proves little.
     assert!(captures * 10 >= lines.len(), "too few captures: {captures}");
     assert!(
-        with_kings * 10 >= lines.len(),
+        with_kings * kings_every >= lines.len(),
         "too few kings: {with_kings}"
     );
+    // Where the goal is compared, finished games must be among the positions.
+    if lines.iter().any(|line| line.winner.is_some()) {
+        assert!(decided >= 10, "too few finished games: {decided}");
+    }
 }
 
 fn pydraughts() -> PathBuf {
@@ -158,6 +202,19 @@ fn pydraughts_russian() {
 fn pydraughts_brazilian() {
     let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "brazilian", 14);
     compare::<damka::rules::Brazilian>(&lines, "pydraughts");
+}
+
+#[test]
+fn pydraughts_antidraughts() {
+    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "antidraughts", 15);
+    compare::<damka::rules::Antidraughts>(&lines, "pydraughts");
+}
+
+/// The first king ends a breakthrough game, so only the last position of a game holds one.
+#[test]
+fn pydraughts_breakthrough() {
+    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "breakthrough", 16);
+    compare_with_kings::<damka::rules::Breakthrough>(&lines, "pydraughts", 100);
 }
 
 #[test]

@@ -69,8 +69,15 @@ PD_VARIANT = {
     "english": "english",
     "russian": "russian",
     "brazilian": "brazilian",
+    "antidraughts": "antidraughts",
+    "breakthrough": "breakthrough",
 }
-BOARD_SQUARES = {"international": 50, "english": 32, "russian": 32, "brazilian": 32}
+BOARD_SQUARES = {"international": 50, "english": 32, "russian": 32, "brazilian": 32,
+                 "antidraughts": 50, "breakthrough": 50}
+# Variants whose goal differs from "the side that cannot move loses": their lines get a
+# third field, the winner pydraughts sees in the position (`W`, `B`, or `-` while the game
+# goes on), and their random games stop when someone has won.
+GOAL_VARIANTS = ("antidraughts", "breakthrough")
 
 
 class Conv:
@@ -226,8 +233,19 @@ def public_moves(variant, fen):
 
 # ---------------------------------------------------------------------------
 
-def emit(out, fen, moves):
-    out.write(fen + "\t" + " ".join(moves) + "\n")
+def emit(out, fen, moves, winner=None):
+    line = fen + "\t" + " ".join(moves)
+    if winner is not None:
+        line += "\t" + winner
+    out.write(line + "\n")
+
+
+def winner_of(conv, game):
+    """`W`/`B` if pydraughts says that colour has won (draw rules ignored), else `-`."""
+    for player in (INTERNAL_WHITE, INTERNAL_BLACK):
+        if game.has_player_won(player):
+            return conv.colour(player)
+    return "-"
 
 
 def run_fens(conv, fens, selfcheck, out):
@@ -249,6 +267,7 @@ def check(variant, fen, moves):
 def run_random(conv, n, seed, max_plies, quiet_keep, selfcheck, out):
     rng = random.Random(seed)
     seen = set()
+    goal = conv.variant in GOAL_VARIANTS
     while len(seen) < n:
         game = Game(PD_VARIANT[conv.variant])  # the variant's start position
         # Random game lengths; long ones give kings and king captures, which a
@@ -267,10 +286,10 @@ def run_random(conv, n, seed, max_plies, quiet_keep, selfcheck, out):
                 moves = std_moves(conv, moves_internal, captures_internal)
                 if selfcheck:
                     check(conv.variant, fen, moves)
-                emit(out, fen, moves)
+                emit(out, fen, moves, winner_of(conv, game) if goal else None)
                 if len(seen) >= n:
                     return
-            if not moves_internal or ply == length:
+            if not moves_internal or ply == length or (goal and winner_of(conv, game) != "-"):
                 break  # game over (side to move is stuck) or length reached
             # Draw rules (repetition, move counters) are ignored on purpose:
             # they end games but never change a position's legal moves.
