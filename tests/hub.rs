@@ -931,6 +931,29 @@ fn pydraughts_plays_italian() {
     pydraughts_movetime("italian");
 }
 
+/// The variants with their own goal: damka must play for it, so against a random mover it
+/// wins the two games (in breakthrough by crowning first, in antidraughts by losing all its
+/// pieces or being blocked) within the 120 plies.
+fn pydraughts_goal(variant: &str) {
+    let _turn = serial();
+    let summary = pydraughts_games(variant, &["--movetime", "0.1", "--seed", "3"]);
+    assert_eq!(
+        summary["damka_wins"], 2,
+        "{variant}: damka won {} of 2 games against the random mover",
+        summary["damka_wins"]
+    );
+}
+
+#[test]
+fn pydraughts_plays_antidraughts() {
+    pydraughts_goal("antidraughts");
+}
+
+#[test]
+fn pydraughts_plays_breakthrough() {
+    pydraughts_goal("breakthrough");
+}
+
 #[test]
 fn pydraughts_clock_never_runs_out() {
     let _turn = serial();

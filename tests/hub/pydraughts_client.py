@@ -38,7 +38,8 @@ from draughts.engine import HubEngine, Limit
 
 # lidraughts-bot's parse_variant: its variant names to Hub's.
 HUB_NAME = {"standard": "normal", "english": "english", "russian": "russian",
-            "brazilian": "brazilian", "italian": "italian"}
+            "brazilian": "brazilian", "italian": "italian",
+            "antidraughts": "antidraughts", "breakthrough": "breakthrough"}
 
 
 def fail(message):
@@ -86,7 +87,7 @@ def main():
 
     stats = {"variant": args.variant, "games": 0, "plies": 0, "damka_moves": 0,
              "max_answer": 0.0, "min_clock": None, "ponder_hits": 0, "ponder_misses": 0,
-             "startup": round(startup, 3), "results": []}
+             "startup": round(startup, 3), "results": [], "damka_wins": 0}
 
     for game in range(args.games):
         board = draughts.Board(args.variant)
@@ -184,6 +185,9 @@ def main():
         stats["games"] += 1
         stats["plies"] += plies
         stats["results"].append(winner)
+        # pydraughts' first mover is its internal WHITE (2) in every variant.
+        if winner == (2 if damka_first else 1):
+            stats["damka_wins"] += 1
         print(f"game {game} damka_first={damka_first} plies={plies} winner={winner} "
               f"fen={board.fen}", flush=True)
 
