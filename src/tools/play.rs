@@ -470,7 +470,10 @@ impl<R: Rules> PlaySession<R> {
                 } else if R::GOAL == Goal::Reversed {
                     format!("{} cannot move", capitalised(winner.name()))
                 } else {
-                    format!("{} has no legal move", capitalised(winner.opponent().name()))
+                    format!(
+                        "{} has no legal move",
+                        capitalised(winner.opponent().name())
+                    )
                 },
                 if winner == self.human {
                     " (you win)"
