@@ -7,7 +7,10 @@
 use damka::notation::fen::parse_fen;
 use damka::notation::movetext::parse_move;
 use damka::perft::{perft, perft_keep_duplicates};
-use damka::rules::{Brazilian, Czech, English, International, Italian, Pool, Russian, Spanish};
+use damka::rules::{
+    Antidraughts, Brazilian, Breakthrough, Czech, English, International, Italian, Pool, Russian,
+    Spanish,
+};
 use damka::{Position, Rules};
 use serde_json::Value;
 use std::collections::HashSet;
@@ -114,6 +117,11 @@ start_position_tests! {
     italian_start, italian_start_deep, Italian, "italian_8x8";
     spanish_start, spanish_start_deep, Spanish, "spanish_8x8";
     czech_start, czech_start_deep, Czech, "czech_8x8";
+    // Antidraughts and breakthrough move and capture by the international rules (only the
+    // goal differs), and perft counts the move tree without asking who has won, so the
+    // published international counts are theirs too; no table of their own is published.
+    antidraughts_start, antidraughts_start_deep, Antidraughts, "international_10x10";
+    breakthrough_start, breakthrough_start_deep, Breakthrough, "international_10x10";
 }
 
 fn check_test_position(name: &str, deep: bool) {
