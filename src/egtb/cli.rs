@@ -186,7 +186,7 @@ fn run_count<R: Rules>(pieces: usize) -> i32 {
 fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize) -> i32 {
     if family(R::VARIANT).is_none() {
         eprintln!(
-            "damka egtb gen: {} has no endgame tables (captures are optional)",
+            "damka egtb gen: {} has no endgame tables (see docs/egtb.md)",
             R::VARIANT.name()
         );
         return 2;

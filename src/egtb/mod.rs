@@ -481,17 +481,16 @@ impl Indexer {
 }
 
 /// The table family of a variant: the directory name its files live under, or `None` for
-/// a variant without tables (towers: captures are optional, so the capture rule the
-/// generator relies on does not hold). Every other variant has its own family: their
-/// endgame rules differ (board size, flying kings, men capturing backwards or kings, the
-/// capture precedence, crowning in the middle of a capture).
+/// a variant without tables: towers (captures are optional, so the capture rule the
+/// generator relies on does not hold) and the variants whose goal is not "the side left
+/// without a move loses" (antidraughts, breakthrough), which the values assume. Every other
+/// variant has its own family: their endgame rules differ (board size, flying kings, men
+/// capturing backwards or kings, the capture precedence, crowning in a capture).
 pub fn family(variant: Variant) -> Option<&'static str> {
-    match variant {
-        // Antidraughts and breakthrough have goals of their own (the stuck side wins; the
-        // first king wins) that the generator's "no legal move loses" does not know.
-        Variant::Towers | Variant::Antidraughts | Variant::Breakthrough => None,
-        other => Some(other.name()),
-    }
+    let usable = crate::with_variant!(variant, R => {
+        matches!(<R as Rules>::GOAL, crate::rules::Goal::Normal) && <R as Rules>::CAPTURE_COMPULSORY
+    });
+    usable.then(|| variant.name())
 }
 
 #[cfg(test)]
@@ -519,6 +518,15 @@ mod tests {
         for m in Material::all::<International>(3) {
             round_trip::<International>(m);
         }
+    }
+
+    #[test]
+    fn only_variants_where_no_move_loses_have_tables() {
+        assert_eq!(family(Variant::English), Some("english"));
+        assert_eq!(family(Variant::International), Some("international"));
+        assert_eq!(family(Variant::Towers), None);
+        assert_eq!(family(Variant::Antidraughts), None);
+        assert_eq!(family(Variant::Breakthrough), None);
     }
 
     #[test]
