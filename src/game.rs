@@ -294,5 +294,13 @@ pub fn small_endgame_limit<R: Rules>(position: &Position<R>) -> Option<u32> {
             });
             (strong.1 >= 3 && strong.0 == strong.1 && on_main_diagonal).then_some(30)
         }
+        // Frisian (lidraughts, pydraughts): two kings against one, 7 moves each; one king
+        // against one, 2 moves each (the official rule draws at once unless a capture is
+        // forced; the two moves leave room for the forced ones).
+        SmallEndgame::Frisian => match strong {
+            (2, 2) => Some(14),
+            (1, 1) => Some(4),
+            _ => None,
+        },
     }
 }

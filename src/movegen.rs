@@ -190,6 +190,12 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
                 (count << 8) | (captured & self.opponent_kings).count_ones()
             }
             Precedence::KingFirst => u32::from(self.king_moving),
+            Precedence::FrisianValue => {
+                // n kings are worth 2n men less a little: compare 2 * kings + men, then the
+                // fewer kings, then a capture made with a king.
+                let kings = (captured & self.opponent_kings).count_ones();
+                ((count + kings) << 16) | ((255 - kings) << 8) | u32::from(self.king_moving)
+            }
             Precedence::Italian => {
                 let kings = (captured & self.opponent_kings).count_ones();
                 let earliest = self.taken[..self.depth]
@@ -216,7 +222,7 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
     /// found one.
     fn man_jumps<const UP: bool>(&mut self, at: Bitboard, captured: Bitboard) -> bool {
         // Each direction is a const parameter, so every shift is known at compile time.
-        if R::MEN_CAPTURE_BACKWARD {
+        let mut found = if R::MEN_CAPTURE_BACKWARD {
             let up_left = self.man_jump::<UP, 0>(at, captured);
             let up_right = self.man_jump::<UP, 1>(at, captured);
             let down_left = self.man_jump::<UP, 2>(at, captured);
@@ -230,23 +236,29 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
             let down_left = self.man_jump::<UP, 2>(at, captured);
             let down_right = self.man_jump::<UP, 3>(at, captured);
             down_left | down_right
+        };
+        if R::ORTHOGONAL_CAPTURES {
+            found |= self.man_jump::<UP, 4>(at, captured);
+            found |= self.man_jump::<UP, 5>(at, captured);
+            found |= self.man_jump::<UP, 6>(at, captured);
+            found |= self.man_jump::<UP, 7>(at, captured);
         }
+        found
     }
 
-    /// The jump of a man on `at` in direction `DIR` (a [`Dir`] index) and everything that
-    /// follows it.
+    /// The jump of a man on `at` in direction `DIR` (a [`Dir`] index, or 4 + a line of
+    /// [`Geometry::step_orthogonal`]) and everything that follows it.
     #[inline(always)]
     fn man_jump<const UP: bool, const DIR: u8>(
         &mut self,
         at: Bitboard,
         captured: Bitboard,
     ) -> bool {
-        let dir = Dir::from_index(DIR);
-        let jumped = R::Geometry::step(at, dir) & self.man_targets & !captured;
+        let jumped = step_any::<R::Geometry>(at, DIR) & self.man_targets & !captured;
         if jumped == 0 {
             return false;
         }
-        let landing = R::Geometry::step(jumped, dir) & self.empty;
+        let landing = step_any::<R::Geometry>(jumped, DIR) & self.empty;
         if landing == 0 {
             return false;
         }
@@ -256,7 +268,7 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
         if !R::MULTI_CAPTURE {
             self.emit(landing, now_captured, crowned);
         } else if crowned && R::MID_CAPTURE_PROMOTION == MidCapturePromotion::CrownedAndContinues {
-            if !self.king_jumps(landing, now_captured, Some(dir), true) {
+            if !self.king_jumps(landing, now_captured, reverse_any(DIR), true) {
                 self.emit(landing, now_captured, true);
             }
         } else if !self.man_jumps::<UP>(landing, now_captured) {
@@ -266,33 +278,41 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
         true
     }
 
-    /// Jumps of a king standing on `at` that arrived moving in `arrived` (it cannot turn
-    /// straight back: the piece it just jumped blocks that way); returns whether it found one.
-    fn king_jumps(
-        &mut self,
-        at: Bitboard,
-        captured: Bitboard,
-        arrived: Option<Dir>,
-        promotes: bool,
-    ) -> bool {
-        let back = arrived.map(Dir::reverse);
+    /// Jumps of a king standing on `at` that may not go in direction `back` (the way it came:
+    /// the piece it just jumped blocks it; [`NO_DIR`] at the start); returns whether it found
+    /// one.
+    fn king_jumps(&mut self, at: Bitboard, captured: Bitboard, back: u8, promotes: bool) -> bool {
         let mut found = false;
-        if back != Some(Dir::UpLeft) {
+        if back != 0 {
             found |= self.king_jump::<0>(at, captured, promotes);
         }
-        if back != Some(Dir::UpRight) {
+        if back != 1 {
             found |= self.king_jump::<1>(at, captured, promotes);
         }
-        if back != Some(Dir::DownLeft) {
+        if back != 2 {
             found |= self.king_jump::<2>(at, captured, promotes);
         }
-        if back != Some(Dir::DownRight) {
+        if back != 3 {
             found |= self.king_jump::<3>(at, captured, promotes);
+        }
+        if R::ORTHOGONAL_CAPTURES {
+            if back != 4 {
+                found |= self.king_jump::<4>(at, captured, promotes);
+            }
+            if back != 5 {
+                found |= self.king_jump::<5>(at, captured, promotes);
+            }
+            if back != 6 {
+                found |= self.king_jump::<6>(at, captured, promotes);
+            }
+            if back != 7 {
+                found |= self.king_jump::<7>(at, captured, promotes);
+            }
         }
         found
     }
 
-    /// The capture of a king on `at` along direction `DIR` (a [`Dir`] index) and everything
+    /// The capture of a king on `at` along direction `DIR` (see [`step_any`]) and everything
     /// that follows it.
     #[inline(always)]
     fn king_jump<const DIR: u8>(
@@ -301,17 +321,16 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
         captured: Bitboard,
         promotes: bool,
     ) -> bool {
-        let dir = Dir::from_index(DIR);
-        let mut target = R::Geometry::step(at, dir);
+        let mut target = step_any::<R::Geometry>(at, DIR);
         if R::FLYING_KINGS {
             while target & self.empty != 0 {
-                target = R::Geometry::step(target, dir);
+                target = step_any::<R::Geometry>(target, DIR);
             }
         }
         if target & self.king_targets & !captured == 0 {
             return false;
         }
-        let first_landing = R::Geometry::step(target, dir) & self.empty;
+        let first_landing = step_any::<R::Geometry>(target, DIR) & self.empty;
         if first_landing == 0 {
             return false;
         }
@@ -324,7 +343,7 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
         }
         if !R::FLYING_KINGS {
             self.push(first_landing, target);
-            if !self.king_jumps(first_landing, now_captured, Some(dir), promotes) {
+            if !self.king_jumps(first_landing, now_captured, reverse_any(DIR), promotes) {
                 self.emit(first_landing, now_captured, promotes);
             }
             self.pop();
@@ -336,9 +355,9 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
         let mut landing = first_landing;
         while landing != 0 {
             self.push(landing, target);
-            goes_on |= self.king_jumps(landing, now_captured, Some(dir), promotes);
+            goes_on |= self.king_jumps(landing, now_captured, reverse_any(DIR), promotes);
             self.pop();
-            landing = R::Geometry::step(landing, dir) & self.empty;
+            landing = step_any::<R::Geometry>(landing, DIR) & self.empty;
         }
         if !goes_on {
             let mut landing = first_landing;
@@ -346,11 +365,31 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
                 self.push(landing, target);
                 self.emit(landing, now_captured, promotes);
                 self.pop();
-                landing = R::Geometry::step(landing, dir) & self.empty;
+                landing = step_any::<R::Geometry>(landing, DIR) & self.empty;
             }
         }
         true
     }
+}
+
+/// No direction: the `back` of a king that has not captured yet.
+const NO_DIR: u8 = 8;
+
+/// One step in capture direction `dir`: 0 to 3 a [`Dir`], 4 to 7 a line of
+/// [`Geometry::step_orthogonal`] (up, down, left, right).
+#[inline(always)]
+fn step_any<G: Geometry>(set: Bitboard, dir: u8) -> Bitboard {
+    if dir < 4 {
+        G::step(set, Dir::from_index(dir))
+    } else {
+        G::step_orthogonal(set, dir - 4)
+    }
+}
+
+/// The opposite of capture direction `dir` (see [`step_any`]).
+#[inline(always)]
+const fn reverse_any(dir: u8) -> u8 {
+    if dir < 4 { 3 - dir } else { dir ^ 1 }
 }
 
 /// Calls `f` with each direction men advance in, for the side that moves up when `UP`.
@@ -400,6 +439,13 @@ impl<R: Rules> Position<R> {
             let back = dir.reverse();
             can |= R::Geometry::step(R::Geometry::step(empty, back) & man_targets, back);
         });
+        if R::ORTHOGONAL_CAPTURES {
+            for line in 0..4 {
+                let back = line ^ 1;
+                let target = R::Geometry::step_orthogonal(empty, back) & man_targets;
+                can |= R::Geometry::step_orthogonal(target, back);
+            }
+        }
         can & men
     }
 
@@ -455,7 +501,7 @@ impl<R: Rules> Position<R> {
             search.from = bit as u8;
             search.king_moving = true;
             search.empty = empty | at;
-            search.king_jumps(at, 0, None, false);
+            search.king_jumps(at, 0, NO_DIR, false);
         }
     }
 
@@ -486,7 +532,7 @@ impl<R: Rules> Position<R> {
                 });
             }
         });
-        for from in Bits(self.kings_of(us)) {
+        for from in Bits(self.kings_of(us) & !self.king_steps_barred()) {
             each_dir(|dir| {
                 let mut to = R::Geometry::step(1u64 << from, dir) & empty;
                 while to != 0 {
@@ -524,7 +570,7 @@ impl<R: Rules> Position<R> {
         each_forward_dir::<UP>(|dir| {
             count += u64::from((R::Geometry::step(men, dir) & empty).count_ones());
         });
-        let kings = self.kings_of(us);
+        let kings = self.kings_of(us) & !self.king_steps_barred();
         if kings != 0 {
             for dir in Dir::ALL {
                 if R::FLYING_KINGS {

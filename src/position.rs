@@ -35,6 +35,16 @@ impl Move {
     }
 }
 
+/// A side's run of non-capturing moves with one king, for the limit some variants put on it
+/// (Frisian: [`Rules::KING_MOVE_LIMIT`]). Always empty in the other variants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KingRun {
+    /// Where the king that made the run stands.
+    pub bit: u8,
+    /// Its non-capturing moves in a row (capped at the limit; 0 = no run).
+    pub moves: u8,
+}
+
 /// Zobrist keys: one per (colour, man/king, bit), and one for Black to move.
 /// Made at compile time by SplitMix64 (Steele, Lea, Flood 2014) from a fixed seed, so hashes
 /// are the same in every build and run.
@@ -79,6 +89,8 @@ pub struct Position<R: Rules> {
     pieces: [Bitboard; 2],
     kings: Bitboard,
     side: Color,
+    /// Each side's king run (see [`KingRun`]); part of the hash, as it changes the moves.
+    runs: [KingRun; 2],
     hash: u64,
     rules: PhantomData<R>,
 }
@@ -124,6 +136,7 @@ impl<R: Rules> Position<R> {
             pieces: [white, black],
             kings,
             side,
+            runs: [KingRun::default(); 2],
             hash: 0,
             rules: PhantomData,
         };
@@ -217,7 +230,43 @@ impl<R: Rules> Position<R> {
         if self.side == Color::Black {
             hash ^= zobrist::BLACK_TO_MOVE;
         }
+        for color in [Color::White, Color::Black] {
+            hash ^= Self::run_key(color, self.runs[color.index()]);
+        }
         hash
+    }
+
+    /// The hash key of a side's king run: a king key of its square, turned by the number
+    /// of moves (0 for no run, so the variants without the limit never see one).
+    #[inline(always)]
+    fn run_key(color: Color, run: KingRun) -> u64 {
+        if run.moves == 0 {
+            0
+        } else {
+            Self::piece_key(color, true, u32::from(run.bit)).rotate_left(17 * u32::from(run.moves))
+        }
+    }
+
+    /// A side's run of non-capturing moves with one king (Frisian's limit).
+    #[inline(always)]
+    pub fn king_run(&self, color: Color) -> KingRun {
+        self.runs[color.index()]
+    }
+
+    /// The king of the side to move that may not make a non-capturing move now (it made
+    /// [`Rules::KING_MOVE_LIMIT`] of them in a row and its side still has men), as a set of
+    /// at most one bit; always empty in variants without the limit.
+    #[inline(always)]
+    pub fn king_steps_barred(&self) -> Bitboard {
+        if R::KING_MOVE_LIMIT == 0 {
+            return 0;
+        }
+        let run = self.runs[self.side.index()];
+        if run.moves >= R::KING_MOVE_LIMIT && self.men(self.side) != 0 {
+            (1u64 << run.bit) & self.kings_of(self.side)
+        } else {
+            0
+        }
     }
 
     #[inline(always)]
@@ -291,6 +340,41 @@ impl<R: Rules> Position<R> {
             next.pieces[them] &= !mv.captured;
             next.kings &= !mv.captured;
         }
+        if R::KING_MOVE_LIMIT > 0 {
+            // A king's non-capturing move extends its run (or starts one, if another king
+            // made the last run); any other move ends the side's run. The limit only holds
+            // while the side has men, so a side without men keeps no run (repetitions of
+            // kings-only endings then compare equal). A captured king's run ends with it.
+            let old = self.runs[us];
+            let new = if was_king && mv.captured == 0 && next.men(self.side) != 0 {
+                let moves = if old.moves > 0 && old.bit == mv.from {
+                    old.moves + 1
+                } else {
+                    1
+                };
+                KingRun {
+                    bit: mv.to,
+                    moves: moves.min(R::KING_MOVE_LIMIT),
+                }
+            } else {
+                KingRun::default()
+            };
+            next.runs[us] = new;
+            let theirs = self.runs[them];
+            let theirs_new = if theirs.moves > 0
+                && (mv.captured & (1u64 << theirs.bit) != 0 || next.men(self.side.opponent()) == 0)
+            {
+                KingRun::default()
+            } else {
+                theirs
+            };
+            next.runs[them] = theirs_new;
+            if HASH {
+                hash ^= Self::run_key(self.side, old) ^ Self::run_key(self.side, new);
+                let opponent = self.side.opponent();
+                hash ^= Self::run_key(opponent, theirs) ^ Self::run_key(opponent, theirs_new);
+            }
+        }
         next.side = self.side.opponent();
         next.hash = hash;
         next
@@ -298,6 +382,9 @@ impl<R: Rules> Position<R> {
 
     /// The same pieces with the other side to move (for null-move style probes and tests).
     pub fn with_side_to_move(&self, side: Color) -> Self {
-        Self::from_parts(self.pieces[0], self.pieces[1], self.kings, side)
+        let mut position = Self::from_parts(self.pieces[0], self.pieces[1], self.kings, side);
+        position.runs = self.runs;
+        position.hash = position.compute_hash();
+        position
     }
 }

@@ -94,6 +94,27 @@ pub trait Geometry: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
         moved & Self::BOARD
     }
 
+    /// Bits of the first (leftmost) playable square of each row.
+    const ROW_FIRST: Bitboard;
+    /// Bits of the last (rightmost) playable square of each row.
+    const ROW_LAST: Bitboard;
+
+    /// Shifts a set to the next playable square along a row or column (Frisian captures):
+    /// `0` up (two rows: the same column), `1` down, `2` left and `3` right (the next
+    /// playable square of the row, two columns away); bits leaving the board are dropped.
+    #[inline(always)]
+    fn step_orthogonal(set: Bitboard, line: u8) -> Bitboard {
+        let moved = match line {
+            0 => set >> (Self::SHORT + Self::LONG),
+            1 => set << (Self::SHORT + Self::LONG),
+            // A row's first square never moves left, its last never right; every other bit
+            // of the ghost layout is one index away from its neighbour in the row.
+            2 => (set & !Self::ROW_FIRST) >> 1,
+            _ => (set & !Self::ROW_LAST) << 1,
+        };
+        moved & Self::BOARD
+    }
+
     /// The bits of one row (0 = the top row, where Black men start).
     fn row_mask(row: usize) -> Bitboard {
         let mut mask = 0;
@@ -136,6 +157,22 @@ const fn board_mask<const SQUARES: usize, const PER_PAIR: usize>() -> u64 {
     mask
 }
 
+/// The first (`last` false) or last square of every row, as bits.
+const fn row_end_mask<const SQUARES: usize, const PER_ROW: usize, const PER_PAIR: usize>(
+    last: bool,
+) -> u64 {
+    let mut mask = 0u64;
+    let mut sq = 0;
+    while sq < SQUARES {
+        let in_row = sq % PER_ROW;
+        if (last && in_row == PER_ROW - 1) || (!last && in_row == 0) {
+            mask |= 1u64 << (sq + sq / PER_PAIR);
+        }
+        sq += 1;
+    }
+    mask
+}
+
 const TABLES_8: ([u8; 64], [u8; 64]) = ghost_tables::<32, 8>();
 const TABLES_10: ([u8; 64], [u8; 64]) = ghost_tables::<50, 10>();
 
@@ -150,6 +187,8 @@ impl Geometry for Board8 {
     const SHORT: u32 = 4;
     const LONG: u32 = 5;
     const BOARD: Bitboard = board_mask::<32, 8>();
+    const ROW_FIRST: Bitboard = row_end_mask::<32, 4, 8>(false);
+    const ROW_LAST: Bitboard = row_end_mask::<32, 4, 8>(true);
     const BIT_OF: [u8; 64] = TABLES_8.0;
     const SQUARE_OF: [u8; 64] = TABLES_8.1;
 }
@@ -165,6 +204,8 @@ impl Geometry for Board10 {
     const SHORT: u32 = 5;
     const LONG: u32 = 6;
     const BOARD: Bitboard = board_mask::<50, 10>();
+    const ROW_FIRST: Bitboard = row_end_mask::<50, 5, 10>(false);
+    const ROW_LAST: Bitboard = row_end_mask::<50, 5, 10>(true);
     const BIT_OF: [u8; 64] = TABLES_10.0;
     const SQUARE_OF: [u8; 64] = TABLES_10.1;
 }
@@ -215,6 +256,38 @@ mod tests {
                 assert_eq!(G::step(bit, dir), expected, "square {} {:?}", sq + 1, dir);
             }
         }
+    }
+
+    /// Orthogonal steps computed from row and column must equal the shift steps.
+    fn check_orthogonal_steps<G: Geometry>() {
+        for sq in 0..G::SQUARES {
+            let (row, col) = G::row_col(sq);
+            let bit = 1u64 << G::BIT_OF[sq];
+            for (line, (dr, dc)) in [(-2isize, 0isize), (2, 0), (0, -2), (0, 2)]
+                .into_iter()
+                .enumerate()
+            {
+                let (r, c) = (row as isize + dr, col as isize + dc);
+                let expected = (0..G::SQUARES)
+                    .find(|&s| {
+                        let (sr, sc) = G::row_col(s);
+                        (sr as isize, sc as isize) == (r, c)
+                    })
+                    .map_or(0, |target| 1u64 << G::BIT_OF[target]);
+                assert_eq!(
+                    G::step_orthogonal(bit, line as u8),
+                    expected,
+                    "square {} line {line}",
+                    sq + 1
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn orthogonal_steps_match_row_and_column() {
+        check_orthogonal_steps::<Board8>();
+        check_orthogonal_steps::<Board10>();
     }
 
     #[test]

@@ -483,12 +483,16 @@ impl Indexer {
 /// The table family of a variant: the directory name its files live under, or `None` for
 /// a variant without tables: towers (captures are optional, so the capture rule the
 /// generator relies on does not hold) and the variants whose goal is not "the side left
-/// without a move loses" (antidraughts, breakthrough), which the values assume. Every other
+/// without a move loses" (antidraughts, breakthrough), which the values assume, and Frisian
+/// and frysk!, whose limit on a king's moves in a row depends on the moves before the
+/// position, which a table index does not hold. Every other
 /// variant has its own family: their endgame rules differ (board size, flying kings, men
 /// capturing backwards or kings, the capture precedence, crowning in a capture).
 pub fn family(variant: Variant) -> Option<&'static str> {
     let usable = crate::with_variant!(variant, R => {
-        matches!(<R as Rules>::GOAL, crate::rules::Goal::Normal) && <R as Rules>::CAPTURE_COMPULSORY
+        matches!(<R as Rules>::GOAL, crate::rules::Goal::Normal)
+            && <R as Rules>::CAPTURE_COMPULSORY
+            && <R as Rules>::KING_MOVE_LIMIT == 0
     });
     usable.then(|| variant.name())
 }

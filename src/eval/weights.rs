@@ -354,6 +354,14 @@ pub const BREAKTHROUGH: Weights = Weights {
     ..INTERNATIONAL
 };
 
+/// Frisian and frysk!: the international set (not refitted for these variants), without the
+/// bonus for a king on the long diagonal: with captures along rows and columns a king's
+/// reach does not hang on one diagonal.
+pub const FRISIAN: Weights = Weights {
+    king_main_diagonal: 0,
+    ..INTERNATIONAL
+};
+
 /// The default weights of a variant.
 pub const fn for_variant(variant: Variant) -> &'static Weights {
     match variant {
@@ -361,6 +369,7 @@ pub const fn for_variant(variant: Variant) -> &'static Weights {
         // (`eval::score`); the international set stands in for `EvalFile` parsing.
         Variant::International | Variant::Antidraughts => &INTERNATIONAL,
         Variant::Breakthrough => &BREAKTHROUGH,
+        Variant::Frisian | Variant::Frysk => &FRISIAN,
         Variant::Brazilian
         | Variant::Russian
         | Variant::Pool

@@ -68,7 +68,7 @@ pub struct HubVariant {
 }
 
 /// Every variant `damka hub` offers, the default (`normal`, international) first.
-pub const HUB_VARIANTS: [HubVariant; 10] = [
+pub const HUB_VARIANTS: [HubVariant; 12] = [
     HubVariant {
         name: "normal",
         variant: Variant::International,
@@ -119,6 +119,16 @@ pub const HUB_VARIANTS: [HubVariant; 10] = [
         variant: Variant::Breakthrough,
         layout: Layout::Pdn,
     },
+    HubVariant {
+        name: "frisian",
+        variant: Variant::Frisian,
+        layout: Layout::Pdn,
+    },
+    HubVariant {
+        name: "frysk",
+        variant: Variant::Frysk,
+        layout: Layout::Pdn,
+    },
 ];
 
 /// The Hub variant named `value` (also `international`, `standard`, `american`...).
@@ -128,6 +138,8 @@ pub fn hub_variant(value: &str) -> Option<HubVariant> {
         "international" | "standard" | "fmjd" | "10x10" => "normal",
         "american" | "checkers" => "english",
         "shashki" => "russian",
+        // pydraughts' own name for the variant lidraughts calls `frysk`.
+        "frysk!" => "frysk",
         other => other,
     };
     HUB_VARIANTS.iter().copied().find(|v| v.name == name)

@@ -68,6 +68,10 @@ pub enum Precedence {
     Italian,
     /// Free choice, but a king must capture in preference to a man (Czech).
     KingFirst,
+    /// Frisian: the capture of the highest value, where `n` kings are worth more than
+    /// `2n - 1` men and less than `2n` men (a king is "almost two men": lidraughts counts 199
+    /// against 100, DCTL compares the same way); at equal value a capture with a king.
+    FrisianValue,
 }
 
 /// What a side plays for.
@@ -119,6 +123,9 @@ pub enum SmallEndgame {
     /// Russian rule: three kings (or more) against a lone king controlling the main diagonal:
     /// 15 moves each.
     Russian,
+    /// Frisian rule (as lidraughts and pydraughts apply it): two kings against a lone king, 7
+    /// moves each; a king against a king, 2 moves each.
+    Frisian,
 }
 
 /// The rules of one variant. Implemented by zero-sized types; everything is a constant so the
@@ -161,6 +168,12 @@ pub trait Rules:
     const DRAW_RULES: DrawRules;
     /// What a side plays for (normal, reversed, first king).
     const GOAL: Goal = Goal::Normal;
+    /// Pieces also capture along rows and columns, jumping over the next playable square of
+    /// the row or column (Frisian); moves without a capture stay diagonal.
+    const ORTHOGONAL_CAPTURES: bool = false;
+    /// The same king may make at most this many non-capturing moves in a row while its side
+    /// still has men (Frisian: 3); 0 = no limit.
+    const KING_MOVE_LIMIT: u8 = 0;
 }
 
 /// How a variant's players write moves.
@@ -236,6 +249,15 @@ rules_type!(
     Breakthrough
 );
 rules_type!(
+    /// Frisian draughts (lidraughts `frisian`): 10x10, captures along diagonals, rows and
+    /// columns, the capture of the highest value, at most three king moves in a row.
+    Frisian
+);
+rules_type!(
+    /// frysk! (lidraughts): Frisian rules from five men each on the back rows.
+    Frysk
+);
+rules_type!(
     /// The towers variant of the COMP10002 assignment: one jump per turn, optional capture,
     /// Black first from the bottom, crowned pieces ("towers") step in all four directions.
     Towers
@@ -300,6 +322,39 @@ impl Rules for Breakthrough {
         small_endgame: SmallEndgame::None,
     };
     const GOAL: Goal = Goal::FirstKing;
+}
+
+/// Frisian draw rules: threefold repetition (lidraughts) and the small endgames.
+const FRISIAN_DRAWS: DrawRules = DrawRules {
+    repetitions: 3,
+    no_progress_plies: 0,
+    small_endgame: SmallEndgame::Frisian,
+};
+
+impl Rules for Frisian {
+    type Geometry = Board10;
+    const VARIANT: Variant = Variant::Frisian;
+    const FIRST_TO_MOVE: Color = Color::White;
+    const START_ROWS: usize = 4;
+    const MEN_CAPTURE_BACKWARD: bool = true;
+    const FLYING_KINGS: bool = true;
+    const PRECEDENCE: Precedence = Precedence::FrisianValue;
+    const DRAW_RULES: DrawRules = FRISIAN_DRAWS;
+    const ORTHOGONAL_CAPTURES: bool = true;
+    const KING_MOVE_LIMIT: u8 = 3;
+}
+
+impl Rules for Frysk {
+    type Geometry = Board10;
+    const VARIANT: Variant = Variant::Frysk;
+    const FIRST_TO_MOVE: Color = Color::White;
+    const START_ROWS: usize = 1;
+    const MEN_CAPTURE_BACKWARD: bool = true;
+    const FLYING_KINGS: bool = true;
+    const PRECEDENCE: Precedence = Precedence::FrisianValue;
+    const DRAW_RULES: DrawRules = FRISIAN_DRAWS;
+    const ORTHOGONAL_CAPTURES: bool = true;
+    const KING_MOVE_LIMIT: u8 = 3;
 }
 
 impl Rules for Brazilian {
@@ -437,11 +492,15 @@ pub enum Variant {
     Antidraughts,
     /// Breakthrough (international rules, the first king wins).
     Breakthrough,
+    /// Frisian draughts.
+    Frisian,
+    /// frysk! (Frisian from five men each).
+    Frysk,
 }
 
 impl Variant {
     /// Every supported variant, the default first.
-    pub const ALL: [Variant; 11] = [
+    pub const ALL: [Variant; 13] = [
         Variant::English,
         Variant::International,
         Variant::Brazilian,
@@ -453,6 +512,8 @@ impl Variant {
         Variant::Towers,
         Variant::Antidraughts,
         Variant::Breakthrough,
+        Variant::Frisian,
+        Variant::Frysk,
     ];
 
     /// The lower-case name used on the command line and in protocols.
@@ -469,6 +530,8 @@ impl Variant {
             Variant::Towers => "towers",
             Variant::Antidraughts => "antidraughts",
             Variant::Breakthrough => "breakthrough",
+            Variant::Frisian => "frisian",
+            Variant::Frysk => "frysk",
         }
     }
 }
@@ -506,6 +569,7 @@ impl FromStr for Variant {
             "normal" | "fmjd" | "10x10" => Some(Variant::International),
             "shashki" => Some(Variant::Russian),
             "anti" | "giveaway" | "losing" => Some(Variant::Antidraughts),
+            "frysk!" => Some(Variant::Frysk),
             _ => Variant::ALL.iter().copied().find(|v| v.name() == lower),
         };
         found.ok_or_else(|| UnknownVariant(text.to_string()))
@@ -561,6 +625,14 @@ macro_rules! with_variant {
             }
             __V::Breakthrough => {
                 type $rules = $crate::rules::Breakthrough;
+                $body
+            }
+            __V::Frisian => {
+                type $rules = $crate::rules::Frisian;
+                $body
+            }
+            __V::Frysk => {
+                type $rules = $crate::rules::Frysk;
                 $body
             }
         }

@@ -539,8 +539,9 @@ pub fn pdn_game_type(variant: Variant) -> Option<u32> {
         Variant::Russian => Some(25),
         Variant::Brazilian => Some(26),
         Variant::Czech => Some(29),
-        // PDN 3.0 numbers no antidraughts or breakthrough game type.
-        Variant::Towers | Variant::Antidraughts | Variant::Breakthrough => None,
+        Variant::Frisian => Some(40),
+        // PDN 3.0 numbers no antidraughts, breakthrough or frysk! game type.
+        Variant::Towers | Variant::Antidraughts | Variant::Breakthrough | Variant::Frysk => None,
     }
 }
 
