@@ -217,6 +217,23 @@ fn pydraughts_breakthrough() {
     compare_with_kings::<damka::rules::Breakthrough>(&lines, "pydraughts", 100);
 }
 
+/// Frisian: pydraughts counts a king as 1.501 men where the rules (lidraughts' 199 against
+/// 100, DCTL) make `n` kings worth just under `2n` men; the two only part when one capture
+/// takes three kings more and five men fewer than another, which random games never reach.
+/// The oracle computes each move set from the FEN alone (no limit on a king's moves in a
+/// row, which depends on the moves before), as damka reads the FEN.
+#[test]
+fn pydraughts_frisian() {
+    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "frisian", 17);
+    compare::<damka::rules::Frisian>(&lines, "pydraughts");
+}
+
+#[test]
+fn pydraughts_frysk() {
+    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "frysk", 18);
+    compare::<damka::rules::Frysk>(&lines, "pydraughts");
+}
+
 #[test]
 fn py_draughts_international() {
     let lines = run_oracle(&py_draughts(), "pydraughts2_oracle.py", "international", 21);

@@ -71,9 +71,15 @@ PD_VARIANT = {
     "brazilian": "brazilian",
     "antidraughts": "antidraughts",
     "breakthrough": "breakthrough",
+    "frisian": "frisian",
+    "frysk": "frysk!",
 }
 BOARD_SQUARES = {"international": 50, "english": 32, "russian": 32, "brazilian": 32,
-                 "antidraughts": 50, "breakthrough": 50}
+                 "antidraughts": 50, "breakthrough": 50, "frisian": 50, "frysk": 50}
+# Variants whose legal moves depend on the moves before the position (Frisian: a king may
+# make at most three non-capturing moves in a row). A FEN does not carry that history, so
+# their move sets are computed from the FEN alone, as damka sees the printed position.
+HISTORY_VARIANTS = ("frisian", "frysk")
 # Variants whose goal differs from "the side that cannot move loses": their lines get a
 # third field, the winner pydraughts sees in the position (`W`, `B`, or `-` while the game
 # goes on), and their random games stop when someone has won.
@@ -283,7 +289,10 @@ def run_random(conv, n, seed, max_plies, quiet_keep, selfcheck, out):
                            or any(c[0] is not None for c in captures_internal))
             if fen not in seen and (interesting or rng.random() < quiet_keep):
                 seen.add(fen)
-                moves = std_moves(conv, moves_internal, captures_internal)
+                if conv.variant in HISTORY_VARIANTS:
+                    moves = std_moves(conv, *game_from_std_fen(conv, fen).legal_moves())
+                else:
+                    moves = std_moves(conv, moves_internal, captures_internal)
                 if selfcheck:
                     check(conv.variant, fen, moves)
                 emit(out, fen, moves, winner_of(conv, game) if goal else None)
