@@ -954,6 +954,19 @@ fn pydraughts_plays_breakthrough() {
     pydraughts_goal("breakthrough");
 }
 
+/// Frisian: the client's legality check holds damka to pydraughts' captures along rows and
+/// columns, its value precedence and its limit of three king moves in a row (from the game's
+/// moves, which `pos ... moves=` replays); against the random mover damka wins both games.
+#[test]
+fn pydraughts_plays_frisian() {
+    pydraughts_goal("frisian");
+}
+
+#[test]
+fn pydraughts_plays_frysk() {
+    pydraughts_goal("frysk");
+}
+
 #[test]
 fn pydraughts_clock_never_runs_out() {
     let _turn = serial();

@@ -39,7 +39,8 @@ from draughts.engine import HubEngine, Limit
 # lidraughts-bot's parse_variant: its variant names to Hub's.
 HUB_NAME = {"standard": "normal", "english": "english", "russian": "russian",
             "brazilian": "brazilian", "italian": "italian",
-            "antidraughts": "antidraughts", "breakthrough": "breakthrough"}
+            "antidraughts": "antidraughts", "breakthrough": "breakthrough",
+            "frisian": "frisian", "frysk": "frysk"}
 
 
 def fail(message):
