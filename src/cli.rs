@@ -64,6 +64,12 @@ enum Command {
     ///
     /// Example: (printf 'hub\ninit\npos\nlevel move-time=0.5\ngo think\n'; sleep 1) | damka hub
     Hub,
+    /// Play international draughts over DamExchange (DXP, TCP): wait for game requests
+    /// (--listen, as Scan's dxp-server) or connect and request games (--connect); see
+    /// docs/dxp.md.
+    ///
+    /// Example: damka dxp --listen 27531 --movetime 500
+    Dxp(Box<crate::protocol::dxp::DxpArgs>),
     /// Run the COMP10002 "towers" assignment program: actions such as `G6-F5` (then
     /// optionally `A` or `P`) on stdin, the boards on stdout byte for byte as the assignment's
     /// tests expect; exit code 1 after an `ERROR:` line.
@@ -212,6 +218,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             depth,
         }) => with_variant!(variant, R => run_perft::<R>(fen.as_deref(), divide, depth)),
         Some(Command::Hub) => crate::protocol::hub::run(),
+        Some(Command::Dxp(args)) => crate::protocol::dxp::run(*args),
         Some(Command::Towers) => crate::towers::run(),
         Some(Command::Play {
             variant,

@@ -1,0 +1,288 @@
+//! `damka dxp`: DamExchange (DXP) over TCP, the protocol of 10x10 engine matches; listen for game requests or connect and send them.
+//!
+//! - [`message`]: the messages and their fixed-width layouts.
+//! - [`wire`]: NUL-ended messages over a TCP stream.
+//! - [`session`]: one connection's games, played by the [`Engine`] facade.
+//!
+//! DXP numbers the squares 1-50, so it plays international draughts only. The dialect as
+//! damka speaks it, and the quirks of real peers, are in `docs/dxp.md`.
+
+pub mod message;
+pub mod session;
+pub mod wire;
+
+use crate::engine::{Engine, Event};
+use crate::notation::fen::parse_fen;
+use crate::rules::{Color, International, Variant};
+use crossbeam_channel::Receiver;
+use session::{GameReport, Play, Request, Role, Session};
+use std::io::Write;
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+/// The DXP port of the specification (and of Scan's and Moby Dam's defaults).
+pub const DEFAULT_PORT: u16 = 27531;
+
+/// How long `--connect` keeps trying to reach a server that is not listening yet.
+const CONNECT_PATIENCE: Duration = Duration::from_secs(10);
+
+const EXAMPLES: &str = "\
+Examples:
+  damka dxp --listen 27531
+  damka dxp --listen 127.0.0.1:27531 --movetime 500 --hash 128
+  damka dxp --connect 127.0.0.1:27531 --color black --minutes 5 --moves 75 --games 2
+
+DXP is a 10x10 protocol: damka plays international draughts over it. See docs/dxp.md.";
+
+/// A colour on the command line.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// White (DXP `W`).
+    White,
+    /// Black (DXP `Z`).
+    Black,
+}
+
+/// The command line of `damka dxp`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
+pub struct DxpArgs {
+    /// Wait for connections on [HOST:]PORT (HOST defaults to 0.0.0.0, every interface; port 0
+    /// picks a free one) and answer their game requests, one connection at a time, for ever.
+    #[arg(
+        long,
+        value_name = "[HOST:]PORT",
+        conflicts_with = "connect",
+        required_unless_present = "connect"
+    )]
+    pub listen: Option<String>,
+    /// Connect to a DXP engine at HOST:PORT and request games (retrying for 10 s while it
+    /// does not answer).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub connect: Option<String>,
+    /// With --connect: damka's colour in the first game (colours alternate after each game).
+    #[arg(long, value_enum, default_value = "white")]
+    pub color: Side,
+    /// With --connect: each side's thinking time for the whole game, in minutes (0: no game
+    /// clock).
+    #[arg(long, default_value_t = 5)]
+    pub minutes: u32,
+    /// With --connect: the number of moves of the game; either side ends it when they have
+    /// been played (0: no limit).
+    #[arg(long, default_value_t = 75)]
+    pub moves: u32,
+    /// With --connect: the games to play before disconnecting.
+    #[arg(long, default_value_t = 1)]
+    pub games: u32,
+    /// With --connect: start every game from this PDN FEN instead of the start position.
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Think this many milliseconds a move, whatever the game clock (default: the game
+    /// clock; 1000 ms when the request has none).
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Transposition table size in MB.
+    #[arg(long)]
+    pub hash: Option<u64>,
+    /// Search threads.
+    #[arg(long)]
+    pub threads: Option<u64>,
+    /// A weights file for the evaluation (as the UCI option EvalFile).
+    #[arg(long)]
+    pub eval_file: Option<String>,
+    /// A directory of endgame tables (as the UCI option EGTBPath, docs/egtb.md).
+    #[arg(long)]
+    pub egtb_path: Option<String>,
+    /// Our name in game requests and acceptances (at most 32 characters are sent).
+    #[arg(long, default_value = "damka")]
+    pub name: String,
+}
+
+/// Runs `damka dxp`; the exit code (2 after a usage error, 1 when the connection cannot be
+/// made).
+pub fn run(args: DxpArgs) -> i32 {
+    match run_checked(args) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("damka dxp: {error}");
+            2
+        }
+    }
+}
+
+fn run_checked(args: DxpArgs) -> Result<i32, String> {
+    let (mut engine, events) = Engine::new();
+    engine
+        .set_variant(Variant::International)
+        .map_err(|e| e.to_string())?;
+    let settings = [
+        ("Hash", args.hash.map(|v| v.to_string())),
+        ("Threads", args.threads.map(|v| v.to_string())),
+        ("EvalFile", args.eval_file.clone()),
+        ("EGTBPath", args.egtb_path.clone()),
+    ];
+    for (name, value) in settings {
+        if let Some(value) = value {
+            engine
+                .set_option(name, &value)
+                .map_err(|e| format!("--{}: {e}", flag_of(name)))?;
+        }
+    }
+    if args.movetime == Some(0) {
+        return Err("--movetime must be at least 1".into());
+    }
+    let play = Play {
+        name: args.name.clone(),
+        movetime: args.movetime.map(Duration::from_millis),
+        no_clock_movetime: Duration::from_millis(1000),
+    };
+    if let Some(listen) = &args.listen {
+        let address = listen_address(listen)?;
+        let listener =
+            TcpListener::bind(address).map_err(|e| format!("cannot listen on {address}: {e}"))?;
+        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        say(&format!("dxp: listening on {bound}"));
+        serve(listener, &mut engine, &events, &play);
+        return Ok(0);
+    }
+    let target = args
+        .connect
+        .as_deref()
+        .expect("clap requires --listen or --connect");
+    let start = match &args.fen {
+        None => crate::position::Position::start(),
+        Some(fen) => parse_fen::<International>(fen).map_err(|e| format!("--fen: {e}"))?,
+    };
+    if args.games == 0 {
+        return Err("--games must be at least 1".into());
+    }
+    if args.minutes > 999 || args.moves > 999 {
+        return Err("--minutes and --moves have three digits in DXP (at most 999)".into());
+    }
+    let request = Request {
+        color: match args.color {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        },
+        minutes: args.minutes,
+        moves: args.moves,
+        games: args.games,
+        start,
+    };
+    let stream = match connect(target) {
+        Ok(stream) => stream,
+        Err(error) => {
+            eprintln!("damka dxp: {error}");
+            return Ok(1);
+        }
+    };
+    say(&format!("dxp: connected to {target}"));
+    let mut count = 0;
+    let mut print = |report: &GameReport| {
+        count += 1;
+        say(&report_line(count, &play.name, report));
+    };
+    Session::run(
+        stream,
+        &mut engine,
+        &events,
+        &play,
+        Role::Initiator(request),
+        &mut print,
+    );
+    Ok(0)
+}
+
+fn flag_of(option: &str) -> &'static str {
+    match option {
+        "Hash" => "hash",
+        "Threads" => "threads",
+        "EvalFile" => "eval-file",
+        _ => "egtb-path",
+    }
+}
+
+/// `PORT` or `HOST:PORT` (`[::1]:PORT` for IPv6).
+fn listen_address(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = text.trim().parse::<u16>() {
+        return Ok(SocketAddr::from(([0, 0, 0, 0], port)));
+    }
+    text.to_socket_addrs()
+        .ok()
+        .and_then(|mut addresses| addresses.next())
+        .ok_or_else(|| format!("--listen {text}: expected PORT or HOST:PORT"))
+}
+
+fn connect(target: &str) -> Result<TcpStream, String> {
+    let addresses: Vec<SocketAddr> = target
+        .to_socket_addrs()
+        .map_err(|e| format!("--connect {target}: {e} (expected HOST:PORT)"))?
+        .collect();
+    let deadline = Instant::now() + CONNECT_PATIENCE;
+    loop {
+        let mut last = None;
+        for address in &addresses {
+            match TcpStream::connect_timeout(address, Duration::from_secs(2)) {
+                Ok(stream) => return Ok(stream),
+                Err(e) => last = Some(e),
+            }
+        }
+        if Instant::now() >= deadline {
+            let why = last.map_or("no address".to_string(), |e| e.to_string());
+            return Err(format!(
+                "cannot connect to {target} within {} s: {why}",
+                CONNECT_PATIENCE.as_secs()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Serves one connection after another, for ever.
+fn serve(listener: TcpListener, engine: &mut Engine, events: &Receiver<Event>, play: &Play) {
+    let mut count = 0;
+    for stream in listener.incoming() {
+        let stream = match stream {
+            Ok(stream) => stream,
+            Err(e) => {
+                log::warn!("dxp: accepting a connection failed: {e}");
+                continue;
+            }
+        };
+        let peer = stream
+            .peer_addr()
+            .map_or("?".to_string(), |a| a.to_string());
+        log::info!("dxp: connection from {peer}");
+        let mut print = |report: &GameReport| {
+            count += 1;
+            say(&report_line(count, &play.name, report));
+        };
+        Session::run(stream, engine, events, play, Role::Follower, &mut print);
+        log::info!("dxp: connection from {peer} ended; waiting for the next");
+    }
+}
+
+/// One line on stdout, flushed.
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// `game 3: damka - Scan 2.0 2-0 (white wins ..., 84 plies)`.
+pub fn report_line(number: usize, name: &str, report: &GameReport) -> String {
+    let (white, black) = match report.us {
+        Color::White => (name, report.opponent.as_str()),
+        Color::Black => (report.opponent.as_str(), name),
+    };
+    let result = match report.result {
+        Some(Some(Color::White)) => "2-0",
+        Some(Some(Color::Black)) => "0-2",
+        Some(None) => "1-1",
+        None => "*",
+    };
+    format!(
+        "game {number}: {white} - {black} {result} ({}, {} plies)",
+        report.reason, report.plies
+    )
+}

@@ -1,0 +1,412 @@
+//! `damka dxp` (DamExchange over TCP) against the real pydraughts client, against itself, and against a scripted peer that misbehaves.
+//!
+//! - pydraughts 0.6.7's `DXPEngine` (the lidraughts bots' DXP client, in a venv made by
+//!   `scripts/pyenv.sh`; a missing Python or a failed install fails the test) plays complete
+//!   games against `damka dxp --listen` with its random mover: it accepts only moves that
+//!   are legal by its own rules, and the game ends when pydraughts sees it over.
+//! - Two damka processes, one `--listen` and one `--connect`, play games to their end and
+//!   report the same results.
+//! - A raw TCP peer sends malformed, out-of-order and illegal messages and drops connections:
+//!   the server answers each as docs/dxp.md says, never crashes, and accepts the next
+//!   connection.
+//!
+//! Every wait has a deadline and every child is killed when its test ends.
+
+mod common;
+
+use common::{repo_root, venv_python};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+const DAMKA: &str = env!("CARGO_BIN_EXE_damka");
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// The tests take turns: they time moves, and two searches at once disturb each other.
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A `damka dxp` child whose stdout lines arrive on a channel; killed when dropped.
+struct Server {
+    child: Child,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+    address: String,
+}
+
+impl Server {
+    /// `damka dxp --listen 127.0.0.1:0 ARGS`, once it has said where it listens.
+    fn listen(args: &[&str]) -> Server {
+        let mut command = Command::new(DAMKA);
+        command
+            .args(["dxp", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let (mut child, lines, stderr) = spawn_lines(&mut command);
+        let first = lines
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| {
+                let _ = child.kill();
+                panic!("damka dxp --listen said nothing")
+            });
+        let address = first
+            .strip_prefix("dxp: listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line '{first}'"))
+            .to_string();
+        Server {
+            child,
+            lines,
+            stderr,
+            address,
+        }
+    }
+
+    fn port(&self) -> &str {
+        self.address.rsplit(':').next().expect("HOST:PORT")
+    }
+
+    /// The next `game ...` line the server prints.
+    fn game_line(&self, timeout: Duration) -> String {
+        let line = self
+            .lines
+            .recv_timeout(timeout)
+            .unwrap_or_else(|_| panic!("no game line within {timeout:?}"));
+        assert!(line.starts_with("game "), "unexpected line '{line}'");
+        line
+    }
+
+    /// Still running, and nothing was written to stderr (logging is off by default).
+    fn assert_alive_and_quiet(&mut self) {
+        assert!(
+            self.child.try_wait().expect("wait").is_none(),
+            "the server exited"
+        );
+        let stderr = self.stderr.lock().expect("stderr").clone();
+        assert!(
+            stderr.is_empty(),
+            "damka wrote on stderr without RUST_LOG: {stderr}"
+        );
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `command` with stdout read line by line into a channel and stderr collected.
+fn spawn_lines(command: &mut Command) -> (Child, Receiver<String>, Arc<Mutex<String>>) {
+    let mut child = command.spawn().expect("damka starts");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (sender, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let collected = Arc::new(Mutex::new(String::new()));
+    if let Some(stderr) = child.stderr.take() {
+        let collected = Arc::clone(&collected);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut text = collected.lock().expect("stderr");
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
+    }
+    (child, lines, collected)
+}
+
+/// A scripted DXP peer over a raw socket.
+struct Peer {
+    stream: TcpStream,
+    messages: Receiver<String>,
+}
+
+impl Peer {
+    fn connect(address: &str) -> Peer {
+        let stream = TcpStream::connect(address).expect("connect to damka");
+        let mut reader = stream.try_clone().expect("clone");
+        let (sender, messages) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut current = Vec::new();
+            let mut buffer = [0u8; 256];
+            loop {
+                let n = match reader.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                for &byte in &buffer[..n] {
+                    if byte == 0 {
+                        let text = String::from_utf8_lossy(&current).into_owned();
+                        current.clear();
+                        if sender.send(text).is_err() {
+                            return;
+                        }
+                    } else {
+                        current.push(byte);
+                    }
+                }
+            }
+        });
+        Peer { stream, messages }
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).expect("send");
+    }
+
+    fn send(&mut self, text: &str) {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.push(0);
+        self.send_raw(&bytes);
+    }
+
+    fn recv(&self, timeout: Duration) -> String {
+        self.messages
+            .recv_timeout(timeout)
+            .unwrap_or_else(|_| panic!("no DXP message within {timeout:?}"))
+    }
+
+    /// Nothing arrives for `quiet`.
+    fn silent(&self, quiet: Duration, why: &str) {
+        if let Ok(message) = self.messages.recv_timeout(quiet) {
+            panic!("{why}: got '{message}'");
+        }
+    }
+}
+
+impl Drop for Peer {
+    /// Closes the connection at once (the reader thread holds a clone of the socket).
+    fn drop(&mut self) {
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+/// A game request: damka (the follower) plays `color` (`W`/`Z`), 0 minutes, no move limit.
+fn request(color: char, start: &str) -> String {
+    format!("R01{:<32}{color}000000{start}", "test peer")
+}
+
+const SECOND: Duration = Duration::from_secs(1);
+
+#[test]
+fn pydraughts_dxp_engine_plays_complete_games_against_the_server() {
+    let _turn = serial();
+    let python = venv_python("pydraughts", "pydraughts==0.6.7");
+    let mut server = Server::listen(&["--movetime", "20", "--hash", "16"]);
+    let script = repo_root().join("tests/dxp/pydraughts_dxp_client.py");
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let output = Command::new(&python)
+            .arg(&script)
+            .arg(server.port())
+            .args(extra)
+            .output()
+            .expect("run the pydraughts DXP client");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success(),
+            "pydraughts DXP client failed:\n{}\n{stdout}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let summary = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("summary "))
+            .unwrap_or_else(|| panic!("no summary in:\n{stdout}"));
+        serde_json::from_str(summary).expect("summary is JSON")
+    };
+    // From the start (pydraughts always sends the position, in GAMEREQ's `B` form), damka
+    // White, then Black.
+    let summary = run(&["--games", "2", "--max-plies", "250"]);
+    assert_eq!(summary["games"], 2, "{summary}");
+    assert_eq!(summary["engine_names"][0], "damka", "{summary}");
+    // Against a random mover damka wins every game, and pydraughts saw each end by its
+    // own rules.
+    assert_eq!(summary["damka_wins"], 2, "{summary}");
+    for (number, colour) in [(1, "white"), (2, "black")] {
+        let line = server.game_line(5 * SECOND);
+        let expected = if colour == "white" {
+            format!("game {number}: damka - DXP Client 2-0")
+        } else {
+            format!("game {number}: DXP Client - damka 0-2")
+        };
+        assert!(line.starts_with(&expected), "{line}");
+    }
+    // From a set-up position with Black to move: the random mover plays Black first, then
+    // the game request gives damka White (the side to move at pydraughts' first `play`).
+    let fen = "B:W27,28,32,33,34,37,38,39,42,43,44,47,48,49:B3,8,9,12,13,14,16,17,18,19,21,22,23";
+    let summary = run(&["--games", "1", "--fen", fen, "--max-plies", "250"]);
+    assert_eq!(summary["games"], 1, "{summary}");
+    assert_eq!(summary["damka_wins"], 1, "{summary}");
+    let line = server.game_line(5 * SECOND);
+    assert!(line.starts_with("game 3: "), "{line}");
+    server.assert_alive_and_quiet();
+}
+
+#[test]
+fn two_damka_processes_play_each_other_to_the_end() {
+    let _turn = serial();
+    let server = Server::listen(&["--movetime", "15", "--hash", "16"]);
+    let mut command = Command::new(DAMKA);
+    command
+        .args(["dxp", "--connect", &server.address, "--games", "2"])
+        .args(["--color", "black", "--minutes", "1", "--moves", "0"])
+        .args(["--movetime", "15", "--hash", "16"])
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let (mut client, client_lines, client_stderr) = spawn_lines(&mut command);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = client.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the --connect side did not finish"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        status.success(),
+        "--connect exited with {status}: {}",
+        client_stderr.lock().expect("stderr")
+    );
+    let client_lines: Vec<String> = client_lines.try_iter().collect();
+    assert_eq!(
+        client_lines[0],
+        format!("dxp: connected to {}", server.address)
+    );
+    let games: Vec<&String> = client_lines
+        .iter()
+        .filter(|l| l.starts_with("game "))
+        .collect();
+    assert_eq!(games.len(), 2, "{client_lines:?}");
+    for (index, line) in games.iter().enumerate() {
+        // Both sides report the same game: colours, result and length.
+        let server_line = server.game_line(5 * SECOND);
+        let result_and_plies = |line: &str| -> (String, String) {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let result = words[5].to_string();
+            let plies = words[words.len() - 2].to_string();
+            (result, plies)
+        };
+        assert_eq!(
+            result_and_plies(line),
+            result_and_plies(&server_line),
+            "{line} / {server_line}"
+        );
+        assert!(
+            line.starts_with(&format!("game {}: damka - damka ", index + 1)),
+            "{line}"
+        );
+        let (result, _) = result_and_plies(line);
+        assert!(
+            ["2-0", "1-1", "0-2"].contains(&result.as_str()),
+            "not played to the end: {line}"
+        );
+    }
+}
+
+#[test]
+fn bad_messages_end_the_game_and_the_server_serves_the_next_connection() {
+    let _turn = serial();
+    let mut server = Server::listen(&["--movetime", "300", "--hash", "16"]);
+    let wait = 5 * SECOND;
+
+    // Garbage outside a game is only logged; a too-long message is skipped whole.
+    let mut peer = Peer::connect(&server.address);
+    peer.send("X hello");
+    peer.send("M00aa");
+    peer.send(&"C".repeat(300));
+    peer.send("Chello damka");
+    peer.silent(SECOND / 2, "nothing to answer outside a game");
+    // Wrong version: code 1; an impossible position: code 2; then a game.
+    peer.send(&format!("R02{:<32}W000000A", "test peer"));
+    assert_eq!(peer.recv(wait), format!("A{:<32}1", "damka"));
+    let crowded = format!("BW{}", "w".repeat(50));
+    peer.send(&request('W', &crowded));
+    assert_eq!(peer.recv(wait), format!("A{:<32}2", "damka"));
+    peer.send(&request('Z', "A"));
+    assert_eq!(peer.recv(wait), format!("A{:<32}0", "damka"));
+    // damka plays Black: our 32-28, then its answer.
+    peer.send("M0000322800");
+    let answer = peer.recv(wait);
+    assert!(answer.starts_with("M000") && answer.len() == 11, "{answer}");
+    // An illegal move (28 cannot go to 12): damka ends the game (reason 3, it wins).
+    peer.send("M0000281200");
+    assert_eq!(peer.recv(wait), "E30");
+    peer.send("E00");
+    peer.silent(SECOND / 2, "the answer to its GAMEEND ends the exchange");
+
+    // A new game on the same connection; a malformed move during it ends it (reason 0).
+    peer.send(&request('Z', "A"));
+    assert_eq!(peer.recv(wait), format!("A{:<32}0", "damka"));
+    peer.send("M00003228");
+    assert_eq!(peer.recv(wait), "E00");
+    peer.send("E00");
+
+    // Out of order: a move while damka thinks (it plays White here) ends the game.
+    peer.send(&request('W', "A"));
+    assert_eq!(peer.recv(wait), format!("A{:<32}0", "damka"));
+    peer.send("M0000191400");
+    assert_eq!(peer.recv(wait), "E00");
+    peer.send("E00");
+
+    // A take-back: damka (Black) answers 32-28, we take back to move 1 with White to move,
+    // then play 31-26 instead and get a fresh answer.
+    peer.send(&request('Z', "A"));
+    assert_eq!(peer.recv(wait), format!("A{:<32}0", "damka"));
+    peer.send("M0000322800");
+    let first = peer.recv(wait);
+    assert!(first.starts_with('M'), "{first}");
+    peer.send("B001W");
+    assert_eq!(peer.recv(wait), "K0");
+    peer.send("M0000312600");
+    let again = peer.recv(wait);
+    assert!(again.starts_with('M'), "{again}");
+    // A take-back to a move not yet played is refused.
+    peer.send("B009W");
+    assert_eq!(peer.recv(wait), "K2");
+    // The peer ends the game: damka answers with its own GAMEEND.
+    peer.send("E10");
+    assert_eq!(peer.recv(wait), "E00");
+
+    // A connection dropped in the middle of damka's thinking.
+    peer.send(&request('W', "A"));
+    assert_eq!(peer.recv(wait), format!("A{:<32}0", "damka"));
+    drop(peer);
+
+    // The server accepts the next connection and plays.
+    let mut peer = Peer::connect(&server.address);
+    peer.send(&request('W', "A"));
+    assert_eq!(peer.recv(wait), format!("A{:<32}0", "damka"));
+    let opening = peer.recv(wait);
+    assert!(
+        opening.starts_with('M') && opening.ends_with("00"),
+        "{opening}"
+    );
+    // A connection closed by the peer mid-message is as good as closed.
+    peer.send_raw(b"M00");
+    drop(peer);
+    let mut peer = Peer::connect(&server.address);
+    peer.send(&request('Z', "A"));
+    assert_eq!(peer.recv(wait), format!("A{:<32}0", "damka"));
+    server.assert_alive_and_quiet();
+}
