@@ -453,3 +453,83 @@ fn hub_and_uci_damka_play_the_same_moves_in_every_numbering() {
         assert_eq!(games[0], games[1], "{variant}:\n{text}");
     }
 }
+
+/// A free TCP port on 127.0.0.1 (bound, then released for the engine to take).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+#[test]
+fn a_dxp_engine_plays_through_its_port_and_pydraughts_replays_the_games() {
+    let pdn = scratch("dxp.pdn");
+    let port = free_port();
+    // The match starts `damka dxp --listen` and connects to it; the game requests carry a
+    // one-minute clock (the engine itself thinks 20 ms a move).
+    let dxp = format!(
+        "cmd={DAMKA} dxp --listen 127.0.0.1:{port} --movetime 20 --hash 16,proto=dxp,\
+         addr=127.0.0.1:{port},name=dxp,tc=60"
+    );
+    let run = run_match(&[
+        "--variant",
+        "international",
+        "--games",
+        "4",
+        "--pdn",
+        pdn.to_str().unwrap(),
+        "--engine",
+        &dxp,
+        "--engine",
+        &engine("name=uci,movetime=20,option.Hash=16"),
+    ]);
+    check_match(&pdn, "standard", &run, "dxp", 4);
+    // Every game was played to its end by the rules (or the ply cap): no forfeit.
+    let text = std::fs::read_to_string(&pdn).expect("the PDN");
+    assert_eq!(
+        text.matches("[Termination \"normal\"]").count()
+            + text.matches("[Termination \"adjudication\"]").count(),
+        4,
+        "{text}"
+    );
+    // DXP engines: international only, on a whole-minute clock, one game at a time.
+    let port = free_port();
+    let dxp = format!("cmd={DAMKA} dxp --listen 127.0.0.1:{port},proto=dxp,addr=127.0.0.1:{port}");
+    for (args, expected) in [
+        (
+            vec!["--variant", "russian", "--tc", "60"],
+            "international draughts only",
+        ),
+        (
+            vec!["--variant", "international", "--movetime", "100"],
+            "whole minutes",
+        ),
+        (
+            vec!["--variant", "international", "--tc", "60+1"],
+            "whole minutes",
+        ),
+        (
+            vec![
+                "--variant",
+                "international",
+                "--tc",
+                "60",
+                "--concurrency",
+                "2",
+                "--games",
+                "2",
+            ],
+            "one at a time",
+        ),
+    ] {
+        let mut all = vec!["match"];
+        all.extend(args);
+        all.extend(["--pdn", pdn.to_str().unwrap(), "--engine", &dxp, "--engine"]);
+        let uci = engine("movetime=20");
+        all.push(&uci);
+        let run = run_damka(&all, b"", LIMIT);
+        assert_eq!(run.code, Some(2), "{all:?}: {}", run.stdout);
+        assert!(run.stderr.contains(expected), "{all:?}: {}", run.stderr);
+    }
+}

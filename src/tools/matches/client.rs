@@ -1,9 +1,10 @@
-//! One engine process driven by the match tool: start-up, options, and one move at a time over UCI or Hub.
+//! One engine process driven by the match tool: start-up, options, and one move at a time over UCI, Hub or DXP.
 //!
 //! The engine's stdout is read on its own thread into a channel, so every wait has a deadline:
 //! an engine that hangs is noticed, killed and restarted for the next game; stderr is
 //! discarded (a chatty engine must not block on a pipe nobody reads).
 
+use super::dxp_link::DxpLink;
 use super::spec::{EngineSpec, Limit, Proto};
 use crate::board::{Bits, Geometry};
 use crate::game::Game;
@@ -31,6 +32,12 @@ pub enum Failure {
     Crashed(String),
     /// No answer within the allowed time.
     Hung(Duration),
+    /// A DXP engine gave up (GAMEEND "I lose" on its turn).
+    Resigned,
+    /// A DXP engine ended the game on its turn after the request's number of moves.
+    MoveLimit(u32),
+    /// A DXP engine ended a game that is not over, for no accepted reason.
+    EndedGame(String),
 }
 
 /// An engine's answer to one `go`.
@@ -132,6 +139,7 @@ fn startup_failure(failure: Failure) -> Option<String> {
     match failure {
         Failure::Crashed(why) => Some(format!("start-up failed: {why}")),
         Failure::Hung(_) => None,
+        other => Some(format!("start-up failed: {other:?}")),
     }
 }
 
@@ -144,13 +152,40 @@ pub struct Player {
     variant: Variant,
     hub: Option<HubVariant>,
     process: Option<Process>,
+    dxp: Option<DxpLink>,
+    /// DXP: the minutes of each game request.
+    dxp_minutes: u32,
 }
 
 impl Player {
     /// Starts the engine and sets its variant and options; the error is one line.
     pub fn start(spec: &EngineSpec, limit: Limit, variant: Variant) -> Result<Player, String> {
+        let mut dxp_minutes = 0;
         let hub = match spec.proto {
             Proto::Uci => None,
+            Proto::Dxp => {
+                if variant != Variant::International {
+                    return Err(format!(
+                        "DXP plays international draughts only, not {variant}"
+                    ));
+                }
+                dxp_minutes = match limit {
+                    Limit::Clock { base, increment }
+                        if increment.is_zero()
+                            && base.as_millis() % 60_000 == 0
+                            && (60..=999 * 60).contains(&base.as_secs()) =>
+                    {
+                        (base.as_secs() / 60) as u32
+                    }
+                    _ => {
+                        return Err(format!(
+                            "a DXP engine plays on the game request's clock: whole minutes \
+                             without increment, e.g. tc=60 (its limit is {limit})"
+                        ));
+                    }
+                };
+                None
+            }
             Proto::Hub => Some(
                 hub_variant(variant.name())
                     .ok_or_else(|| format!("the Hub protocol has no variant {variant}"))?,
@@ -162,6 +197,8 @@ impl Player {
             variant,
             hub,
             process: None,
+            dxp: None,
+            dxp_minutes,
         };
         player.restart()?;
         Ok(player)
@@ -169,7 +206,7 @@ impl Player {
 
     /// True while its process is believed to be running.
     pub fn is_running(&self) -> bool {
-        self.process.is_some()
+        self.process.is_some() || self.dxp.is_some()
     }
 
     /// Kills the process (it is started again by [`Player::restart`]).
@@ -177,16 +214,26 @@ impl Player {
         if let Some(mut process) = self.process.take() {
             let _ = process.child.kill();
         }
+        self.dxp = None;
     }
 
     /// (Re)starts the process and runs the protocol's start-up.
     pub fn restart(&mut self) -> Result<(), String> {
         self.kill();
+        if self.spec.proto == Proto::Dxp {
+            self.dxp = Some(DxpLink::open(
+                &self.spec,
+                self.dxp_minutes,
+                self.spec.dxp_moves,
+            )?);
+            return Ok(());
+        }
         let mut process = Process::spawn(&self.spec)?;
         let deadline = Instant::now() + STARTUP;
         match self.spec.proto {
             Proto::Uci => self.start_uci(&mut process, deadline),
             Proto::Hub => self.start_hub(&mut process, deadline),
+            Proto::Dxp => unreachable!("DXP engines are connected above"),
         }
         .map_err(|e| {
             e.unwrap_or_else(|| format!("no start-up answer within {} s", STARTUP.as_secs()))
@@ -321,12 +368,20 @@ impl Player {
 
     /// Tells the engine a new game starts (restarting it first if it is not running).
     pub fn new_game(&mut self) -> Result<(), String> {
+        if self.spec.proto == Proto::Dxp {
+            if !self.dxp.as_ref().is_some_and(DxpLink::is_alive) {
+                self.restart()?;
+            }
+            self.dxp.as_mut().expect("connected").new_game();
+            return Ok(());
+        }
         if self.process.is_none() {
             self.restart()?;
         }
         let ok = match self.spec.proto {
             Proto::Uci => self.uci_new_game(),
             Proto::Hub => self.process.as_mut().expect("running").send("new-game"),
+            Proto::Dxp => unreachable!("handled above"),
         };
         if ok.is_err() {
             // It died since the last game: one fresh start.
@@ -355,17 +410,25 @@ impl Player {
         increment: Duration,
         patience: Duration,
     ) -> Result<Reply, Failure> {
-        if self.process.is_none() {
+        if !self.is_running() {
             return Err(Failure::Crashed("it is not running".into()));
         }
         let result = match self.spec.proto {
             Proto::Uci => self.think_uci(game, clocks, increment, patience),
             Proto::Hub => self.think_hub(game, clocks, increment, patience),
+            Proto::Dxp => self.dxp.as_mut().expect("connected").think(game, patience),
         };
-        if result.is_err() {
+        if matches!(result, Err(Failure::Crashed(_) | Failure::Hung(_))) {
             self.kill();
         }
         result
+    }
+
+    /// The referee ended the game: a DXP engine is told (the others need nothing).
+    pub fn game_over<R: Rules>(&mut self, game: &Game<R>) {
+        if let Some(link) = &mut self.dxp {
+            link.game_over(game);
+        }
     }
 
     fn think_uci<R: Rules>(

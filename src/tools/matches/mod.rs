@@ -1,7 +1,8 @@
-//! `damka match`: engines against each other over UCI or Hub, refereed with damka's rules, with
+//! `damka match`: engines against each other over UCI, Hub or DXP, refereed with damka's rules, with
 //! paired openings, clocks, concurrency, a PDN file, Elo with intervals and an optional SPRT.
 
 pub mod client;
+pub mod dxp_link;
 pub mod openings;
 pub mod referee;
 pub mod spec;
@@ -37,8 +38,9 @@ Examples (from the repository, after cargo build --release):
     --engine cmd=target/release/damka,name=d4,depth=4
 
 An engine is KEY=VALUE pairs separated by commas: cmd=PROGRAM [ARGS] (required), name=NAME,
-proto=uci|hub (default uci, damka's dialect), option.NAME=VALUE (setoption / set-param), and
-its own limit depth=N, movetime=MS, nodes=N or tc=SECONDS+INC. See docs/match.md.";
+proto=uci|hub|dxp (default uci, damka's dialect), option.NAME=VALUE (setoption / set-param),
+its own limit depth=N, movetime=MS, nodes=N or tc=SECONDS+INC, dir=DIR (its working folder),
+and for DXP addr=HOST:PORT and dxp-moves=N. See docs/match.md.";
 
 /// The command line of `damka match`.
 #[derive(clap::Args, Debug)]
@@ -48,7 +50,7 @@ pub struct MatchArgs {
     /// czech, towers.
     #[arg(long, short, default_value = "english")]
     pub variant: Variant,
-    /// An engine (give exactly two): cmd=PROGRAM [ARGS],name=NAME,proto=uci|hub,
+    /// An engine (give exactly two): cmd=PROGRAM [ARGS],name=NAME,proto=uci|hub|dxp,
     /// option.NAME=VALUE,depth=N|movetime=MS|nodes=N|tc=S+I.
     #[arg(long = "engine", required = true, value_name = "SPEC")]
     pub engines: Vec<String>,
@@ -173,6 +175,12 @@ fn settings(args: MatchArgs) -> Result<Settings, String> {
         })
     };
     let limits = [limit_of(&specs[0])?, limit_of(&specs[1])?];
+    if args.concurrency > 1 && specs.iter().any(|s| s.proto == spec::Proto::Dxp) {
+        return Err(
+            "a DXP engine listens on one port: play its games one at a time (--concurrency 1)"
+                .into(),
+        );
+    }
     if args.games == 0 {
         return Err("--games must be at least 1".into());
     }

@@ -92,8 +92,24 @@ fn patience(limit: Limit, clock: Duration, rules: &Referee) -> Duration {
 }
 
 /// Plays one game from `opening`; `players` are White's and Black's engines. `None` when
-/// `stop` was raised before the end.
+/// `stop` was raised before the end. At the end both engines are told (a DXP engine needs
+/// the last move and a GAMEEND).
 pub fn play_game<R: Rules>(
+    players: [&mut Player; 2],
+    opening: &Opening<R>,
+    rules: Referee,
+    stop: &AtomicBool,
+) -> Option<Finished<R>> {
+    let [white, black] = players;
+    let finished = play_moves([&mut *white, &mut *black], opening, rules, stop);
+    if let Some(finished) = &finished {
+        white.game_over(&finished.game);
+        black.game_over(&finished.game);
+    }
+    finished
+}
+
+fn play_moves<R: Rules>(
     players: [&mut Player; 2],
     opening: &Opening<R>,
     rules: Referee,
@@ -175,6 +191,32 @@ pub fn play_game<R: Rules>(
                     side,
                     Termination::Abandoned,
                     format!("{name} crashed: {why}"),
+                ));
+            }
+            Err(Failure::Resigned) => {
+                return Some(forfeit(
+                    game,
+                    side,
+                    Termination::Normal,
+                    format!("{name} resigned"),
+                ));
+            }
+            Err(Failure::MoveLimit(moves)) => {
+                return Some(Finished {
+                    game,
+                    winner: None,
+                    termination: Termination::Adjudication,
+                    reason: format!(
+                        "draw: {name} ended the game after the {moves} moves of the DXP request"
+                    ),
+                });
+            }
+            Err(Failure::EndedGame(why)) => {
+                return Some(forfeit(
+                    game,
+                    side,
+                    Termination::Abandoned,
+                    format!("{name} left the game: {why}"),
                 ));
             }
             Err(Failure::Hung(after)) => {

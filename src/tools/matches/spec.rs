@@ -1,4 +1,4 @@
-//! Engine specifications of `damka match`: `cmd=PATH args,name=N,proto=uci|hub,option.X=V,depth=N...`.
+//! Engine specifications of `damka match`: `cmd=PATH args,name=N,proto=uci|hub|dxp,option.X=V,depth=N...`.
 
 use std::fmt;
 use std::time::Duration;
@@ -10,6 +10,9 @@ pub enum Proto {
     Uci,
     /// Hub v2, the Scan protocol (docs/hub.md).
     Hub,
+    /// DamExchange over TCP (docs/dxp.md): the match tool connects to the engine's port and
+    /// requests the games.
+    Dxp,
 }
 
 /// How long an engine may think about each move.
@@ -78,6 +81,12 @@ pub struct EngineSpec {
     pub options: Vec<(String, String)>,
     /// Its own limit, overriding the match's.
     pub limit: Option<Limit>,
+    /// The working folder of its process (`dir=`), if not the current one.
+    pub dir: Option<String>,
+    /// DXP: where the engine listens (`addr=HOST:PORT`, default 127.0.0.1:27531).
+    pub addr: Option<String>,
+    /// DXP: the number of moves of each game request (`dxp-moves=N`, default 0: no limit).
+    pub dxp_moves: u32,
 }
 
 fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
@@ -88,14 +97,18 @@ fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
 }
 
 impl EngineSpec {
-    /// Reads `cmd=PATH [args],name=NAME,proto=uci|hub,option.NAME=VALUE,depth=N,movetime=MS,
-    /// nodes=N,tc=S+I` (any order; `cmd` required).
+    /// Reads `cmd=PATH [args],name=NAME,proto=uci|hub|dxp,option.NAME=VALUE,depth=N,
+    /// movetime=MS,nodes=N,tc=S+I,dir=DIR,addr=HOST:PORT,dxp-moves=N` (any order; `cmd`
+    /// required, except for a DXP engine given by `addr` that is already running).
     pub fn parse(text: &str) -> Result<EngineSpec, String> {
         let mut command = None;
         let mut name = None;
         let mut proto = Proto::Uci;
         let mut options = Vec::new();
         let mut limit = None;
+        let mut dir = None;
+        let mut addr = None;
+        let mut dxp_moves = 0;
         for item in text.split(',') {
             let item = item.trim();
             if item.is_empty() {
@@ -104,7 +117,7 @@ impl EngineSpec {
             let Some((key, value)) = item.split_once('=') else {
                 return Err(format!(
                     "'{item}' is not KEY=VALUE (keys: cmd, name, proto, option.NAME, depth, \
-                     movetime, nodes, tc)"
+                     movetime, nodes, tc, dir, addr, dxp-moves)"
                 ));
             };
             let (key, value) = (key.trim(), value.trim());
@@ -127,7 +140,8 @@ impl EngineSpec {
                     proto = match value.to_ascii_lowercase().as_str() {
                         "uci" => Proto::Uci,
                         "hub" => Proto::Hub,
-                        other => return Err(format!("proto={other}: expected uci or hub")),
+                        "dxp" => Proto::Dxp,
+                        other => return Err(format!("proto={other}: expected uci, hub or dxp")),
                     }
                 }
                 "depth" => match number::<u32>(key, value)? {
@@ -143,6 +157,12 @@ impl EngineSpec {
                     ms => set_limit(Limit::MoveTime(Duration::from_millis(ms)))?,
                 },
                 "tc" => set_limit(parse_tc(value)?)?,
+                "dir" if !value.is_empty() => dir = Some(value.to_string()),
+                "addr" if !value.is_empty() => addr = Some(value.to_string()),
+                "dxp-moves" => match number::<u32>(key, value)? {
+                    n if n > 999 => return Err("dxp-moves: at most 999 (three digits)".into()),
+                    n => dxp_moves = n,
+                },
                 _ => match key.strip_prefix("option.") {
                     Some(option) if !option.is_empty() => {
                         options.push((option.to_string(), value.to_string()))
@@ -150,17 +170,36 @@ impl EngineSpec {
                     _ => {
                         return Err(format!(
                             "unknown key '{key}' (keys: cmd, name, proto, option.NAME, depth, \
-                             movetime, nodes, tc)"
+                             movetime, nodes, tc, dir, addr, dxp-moves)"
                         ));
                     }
                 },
             }
         }
-        let Some(mut words) = command else {
-            return Err("no cmd= (e.g. cmd=target/release/damka)".into());
+        if proto != Proto::Dxp && (addr.is_some() || dxp_moves != 0) {
+            return Err("addr= and dxp-moves= are for proto=dxp".into());
+        }
+        if proto == Proto::Dxp && !options.is_empty() {
+            return Err(
+                "a DXP engine has no options to set (DXP carries none): set them on its own \
+                 command line"
+                    .into(),
+            );
+        }
+        let mut words = match command {
+            Some(words) => words,
+            None if proto == Proto::Dxp && addr.is_some() => Vec::new(),
+            None => return Err("no cmd= (e.g. cmd=target/release/damka)".into()),
         };
-        let program = words.remove(0);
+        let program = if words.is_empty() {
+            String::new()
+        } else {
+            words.remove(0)
+        };
         let name = name.unwrap_or_else(|| {
+            if program.is_empty() {
+                return addr.clone().unwrap_or_default();
+            }
             std::path::Path::new(&program)
                 .file_name()
                 .map_or(program.clone(), |n| n.to_string_lossy().into_owned())
@@ -172,6 +211,9 @@ impl EngineSpec {
             proto,
             options,
             limit,
+            dir,
+            addr,
+            dxp_moves,
         })
     }
 }
@@ -200,7 +242,20 @@ mod tests {
         assert!(EngineSpec::parse("name=x").is_err());
         assert!(EngineSpec::parse("cmd=x,bogus=1").is_err());
         assert!(EngineSpec::parse("cmd=x,depth=2,nodes=5").is_err());
-        assert!(EngineSpec::parse("cmd=x,proto=dxp").is_err());
+        assert!(EngineSpec::parse("cmd=x,proto=chess").is_err());
+        let dxp = EngineSpec::parse("proto=dxp,addr=127.0.0.1:27531,tc=60,dxp-moves=200").unwrap();
+        assert_eq!(dxp.proto, Proto::Dxp);
+        assert_eq!(dxp.program, "");
+        assert_eq!(dxp.name, "127.0.0.1:27531");
+        assert_eq!(dxp.dxp_moves, 200);
+        let scan = EngineSpec::parse("cmd=./scan dxp,proto=dxp,dir=/opt/scan,name=scan").unwrap();
+        assert_eq!(
+            (scan.dir.as_deref(), scan.addr.as_deref()),
+            (Some("/opt/scan"), None)
+        );
+        assert!(EngineSpec::parse("proto=dxp").is_err());
+        assert!(EngineSpec::parse("cmd=x,addr=1.2.3.4:5").is_err());
+        assert!(EngineSpec::parse("cmd=x,proto=dxp,option.hash=1").is_err());
         assert_eq!(
             parse_tc("10+0.1").unwrap(),
             Limit::Clock {
