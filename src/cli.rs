@@ -47,7 +47,7 @@ enum Command {
     /// Example: damka perft --variant international 6
     Perft {
         /// The rule set: english, international, brazilian, russian, pool, italian, spanish,
-        /// czech, towers, antidraughts, breakthrough, frisian, frysk.
+        /// czech, towers, antidraughts, breakthrough, frisian, frysk, turkish.
         #[arg(long, short, default_value = "english")]
         variant: Variant,
         /// Start from this PDN FEN instead of the start position.
@@ -83,7 +83,7 @@ enum Command {
     /// Example: damka play --variant english --side black --depth 6
     Play {
         /// The rule set: english, international, brazilian, russian, pool, italian, spanish,
-        /// czech, towers, antidraughts, breakthrough, frisian, frysk.
+        /// czech, towers, antidraughts, breakthrough, frisian, frysk, turkish.
         #[arg(long, short, default_value = "english")]
         variant: Variant,
         /// Your side (default: the side that moves first).

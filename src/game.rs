@@ -271,6 +271,9 @@ pub fn small_endgame_limit<R: Rules>(position: &Position<R>) -> Option<u32> {
         )
     };
     let (white, black) = (counts(Color::White), counts(Color::Black));
+    if R::DRAW_RULES.small_endgame == SmallEndgame::Turkish {
+        return (white.0 == 1 && black.0 == 1).then_some(4);
+    }
     // The lone king and its opponent, whichever side that is.
     let (strong, lone_color) = match (white, black) {
         (w, (1, 1)) if w.1 >= 1 => (w, Color::Black),
@@ -278,7 +281,7 @@ pub fn small_endgame_limit<R: Rules>(position: &Position<R>) -> Option<u32> {
         _ => return None,
     };
     match R::DRAW_RULES.small_endgame {
-        SmallEndgame::None => None,
+        SmallEndgame::None | SmallEndgame::Turkish => None,
         // FMJD art. 8.3.
         SmallEndgame::International => match strong.0 {
             3 => Some(32),

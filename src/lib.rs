@@ -18,7 +18,7 @@ pub mod search;
 pub mod tools;
 pub mod towers;
 
-pub use board::{Bitboard, Bits, Board8, Board10, Dir, Geometry};
+pub use board::{Bitboard, Bits, Board8, Board10, Board64, Dir, Geometry};
 pub use movegen::MoveList;
 pub use position::{Move, Position};
 pub use rules::{Color, Rules, Variant};

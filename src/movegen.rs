@@ -372,6 +372,97 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
     }
 }
 
+/// Turkish captures (`Rules::ROOK_MOVES`): a jumped piece is removed at once, so the
+/// squares of `captured` count as empty and its pieces are no longer targets.
+impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
+    /// Jumps of a man on `at` forward (up when `UP`) and sideways; returns whether it found
+    /// one.
+    fn rook_man_jumps<const UP: bool>(&mut self, at: Bitboard, captured: Bitboard) -> bool {
+        let forward = if UP { 0 } else { 1 };
+        let ahead = self.rook_man_jump::<UP>(at, captured, forward);
+        let left = self.rook_man_jump::<UP>(at, captured, 2);
+        let right = self.rook_man_jump::<UP>(at, captured, 3);
+        ahead | left | right
+    }
+
+    /// The jump of a man on `at` along `line` (see [`Geometry::step_rook`]) and everything
+    /// that follows it. A man that reaches the last row goes on capturing as a man
+    /// (sideways) and is crowned where the move ends, on that row.
+    #[inline(always)]
+    fn rook_man_jump<const UP: bool>(
+        &mut self,
+        at: Bitboard,
+        captured: Bitboard,
+        line: u8,
+    ) -> bool {
+        let jumped = R::Geometry::step_rook(at, line) & self.king_targets & !captured;
+        if jumped == 0 {
+            return false;
+        }
+        let landing = R::Geometry::step_rook(jumped, line) & (self.empty | captured);
+        if landing == 0 {
+            return false;
+        }
+        let now_captured = captured | jumped;
+        self.push(landing, jumped);
+        if !self.rook_man_jumps::<UP>(landing, now_captured) {
+            self.emit(landing, now_captured, landing & self.promotion_row != 0);
+        }
+        self.pop();
+        true
+    }
+
+    /// Captures of a flying king on `at` that may not go along `back` (straight back, the
+    /// 180-degree turn the rules forbid; [`NO_DIR`] at the start); returns whether it found
+    /// one.
+    fn rook_king_jumps(&mut self, at: Bitboard, captured: Bitboard, back: u8) -> bool {
+        let mut found = false;
+        for line in 0..4 {
+            if line != back {
+                found |= self.rook_king_jump(at, captured, line);
+            }
+        }
+        found
+    }
+
+    /// The capture of a king on `at` along `line` and everything that follows it.
+    fn rook_king_jump(&mut self, at: Bitboard, captured: Bitboard, line: u8) -> bool {
+        let empty = self.empty | captured;
+        let mut target = R::Geometry::step_rook(at, line);
+        while target & empty != 0 {
+            target = R::Geometry::step_rook(target, line);
+        }
+        if target & self.king_targets & !captured == 0 {
+            return false;
+        }
+        let first_landing = R::Geometry::step_rook(target, line) & empty;
+        if first_landing == 0 {
+            return false;
+        }
+        let now_captured = captured | target;
+        // Landing where the capture goes on takes more pieces than stopping, so the
+        // majority rule leaves only those landings when there are any.
+        let mut goes_on = false;
+        let mut landing = first_landing;
+        while landing != 0 {
+            self.push(landing, target);
+            goes_on |= self.rook_king_jumps(landing, now_captured, line ^ 1);
+            self.pop();
+            landing = R::Geometry::step_rook(landing, line) & empty;
+        }
+        if !goes_on {
+            let mut landing = first_landing;
+            while landing != 0 {
+                self.push(landing, target);
+                self.emit(landing, now_captured, false);
+                self.pop();
+                landing = R::Geometry::step_rook(landing, line) & empty;
+            }
+        }
+        true
+    }
+}
+
 /// No direction: the `back` of a king that has not captured yet.
 const NO_DIR: u8 = 8;
 
@@ -470,7 +561,11 @@ impl<R: Rules> Position<R> {
             them & !opponent_kings
         };
         let empty = self.empty();
-        let jumping_men = self.men_that_can_jump::<UP>(man_targets, empty);
+        let jumping_men = if R::ROOK_MOVES {
+            self.men(us)
+        } else {
+            self.men_that_can_jump::<UP>(man_targets, empty)
+        };
         let kings = self.kings_of(us);
         if jumping_men == 0 && kings == 0 {
             return;
@@ -494,14 +589,22 @@ impl<R: Rules> Position<R> {
             search.from = bit as u8;
             search.king_moving = false;
             search.empty = empty | at;
-            search.man_jumps::<UP>(at, 0);
+            if R::ROOK_MOVES {
+                search.rook_man_jumps::<UP>(at, 0);
+            } else {
+                search.man_jumps::<UP>(at, 0);
+            }
         }
         for bit in Bits(kings) {
             let at = 1u64 << bit;
             search.from = bit as u8;
             search.king_moving = true;
             search.empty = empty | at;
-            search.king_jumps(at, 0, NO_DIR, false);
+            if R::ROOK_MOVES {
+                search.rook_king_jumps(at, 0, NO_DIR);
+            } else {
+                search.king_jumps(at, 0, NO_DIR, false);
+            }
         }
     }
 
@@ -516,6 +619,9 @@ impl<R: Rules> Position<R> {
 
     #[inline(always)]
     fn generate_steps_for<const UP: bool>(&self, list: &mut MoveList) {
+        if R::ROOK_MOVES {
+            return self.generate_rook_steps::<UP>(list);
+        }
         let us = self.side_to_move();
         let empty = self.empty();
         let promotion_row = Self::promotion_row(us);
@@ -563,6 +669,9 @@ impl<R: Rules> Position<R> {
 
     #[inline(always)]
     fn count_steps_for<const UP: bool>(&self) -> u64 {
+        if R::ROOK_MOVES {
+            return self.count_rook_steps::<UP>();
+        }
         let us = self.side_to_move();
         let empty = self.empty();
         let men = self.men(us);
@@ -584,6 +693,62 @@ impl<R: Rules> Position<R> {
                 } else {
                     count += u64::from((R::Geometry::step(kings, dir) & empty).count_ones());
                 }
+            }
+        }
+        count
+    }
+
+    /// Turkish steps: men one square forward or sideways, kings any distance along a rank
+    /// or file.
+    fn generate_rook_steps<const UP: bool>(&self, list: &mut MoveList) {
+        let us = self.side_to_move();
+        let empty = self.empty();
+        let promotion_row = Self::promotion_row(us);
+        let men = self.men(us);
+        let forward = if UP { 0 } else { 1 };
+        for line in [forward, 2, 3] {
+            for to in Bits(R::Geometry::step_rook(men, line) & empty) {
+                let from = R::Geometry::step_rook(1u64 << to, line ^ 1).trailing_zeros();
+                list.push_step(Move {
+                    from: from as u8,
+                    to: to as u8,
+                    promotes: promotion_row & (1u64 << to) != 0,
+                    captured: 0,
+                });
+            }
+        }
+        for from in Bits(self.kings_of(us)) {
+            for line in 0..4 {
+                let mut to = R::Geometry::step_rook(1u64 << from, line) & empty;
+                while to != 0 {
+                    list.push_step(Move {
+                        from: from as u8,
+                        to: to.trailing_zeros() as u8,
+                        promotes: false,
+                        captured: 0,
+                    });
+                    to = R::Geometry::step_rook(to, line) & empty;
+                }
+            }
+        }
+    }
+
+    /// The number of Turkish steps (see [`Position::generate_rook_steps`]).
+    fn count_rook_steps<const UP: bool>(&self) -> u64 {
+        let us = self.side_to_move();
+        let empty = self.empty();
+        let men = self.men(us);
+        let forward = if UP { 0 } else { 1 };
+        let mut count = 0u64;
+        for line in [forward, 2, 3] {
+            count += u64::from((R::Geometry::step_rook(men, line) & empty).count_ones());
+        }
+        let kings = self.kings_of(us);
+        for line in 0..4 {
+            let mut ray = R::Geometry::step_rook(kings, line) & empty;
+            while ray != 0 {
+                count += u64::from(ray.count_ones());
+                ray = R::Geometry::step_rook(ray, line) & empty;
             }
         }
         count

@@ -114,7 +114,7 @@ impl<R: Rules> Position<R> {
         let last = <R::Geometry as Geometry>::SIZE;
         let mut top = 0;
         let mut bottom = 0;
-        for row in 0..rows {
+        for row in R::START_GAP..R::START_GAP + rows {
             top |= R::Geometry::row_mask(row);
             bottom |= R::Geometry::row_mask(last - 1 - row);
         }

@@ -329,7 +329,7 @@ fn hub_valid() -> BoxedStrategy<String> {
         )),
         (1u32..32).prop_map(|mb| format!("set-param name=hash value={mb}")),
         (1u32..=2).prop_map(|n| format!("set-param name=threads value={n}")),
-        prop::sample::select(vec!["normal", "english", "russian", "turkish"])
+        prop::sample::select(vec!["normal", "english", "russian", "thai"])
             .prop_map(|v| format!("set-param name=variant value={v}")),
         Just("stop".to_string()),
         Just("ponder-hit".to_string()),

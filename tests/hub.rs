@@ -360,7 +360,7 @@ fn start_up_params_ping_and_stop() {
     hub.send("set-param name=initial-time value=60");
     hub.send("set-param name=no-such-thing value=\"a b\"");
     hub.send("set-param name=threads value=banana");
-    hub.send("set-param name=variant value=turkish");
+    hub.send("set-param name=variant value=thai");
     hub.send("set-param name=hash value=16");
     hub.send("");
     hub.send("frobnicate now=1");

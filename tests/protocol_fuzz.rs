@@ -297,7 +297,7 @@ const TOKEN_TEXT: &str = "\
     ponderhit debug on off d eval perft depth nodes movetime wtime btime winc binc movestogo \
     infinite ponder searchmoves mate Hash Threads MultiPV Ponder Move Overhead Variant Clear \
     true false hub init set-param new-game pos level think analyze ping ponder-hit pos= \
-    moves= moves=\"\" name=variant value=english value=turkish name=hash name=threads value= \
+    moves= moves=\"\" name=variant value=english value=thai name=hash name=threads value= \
     depth= depth=3 move-time= move-time=NaN time=-1 inc=inf nodes=1e30 moves=40 0 -0 1 -1 3 \
     255 256 4096 4097 5001 4294967295 4294967296 18446744073709551615 18446744073709551616 \
     9223372036854775807 -9223372036854775808 -9223372036854775809 99999999999999999999 \
@@ -496,6 +496,8 @@ const VARIANT_WORDS: &[&str] = &[
     "frisian",
     "frysk",
     "frysk!",
+    "turkish",
+    "dama",
     "american",
     "checkers",
     "normal",
@@ -859,7 +861,7 @@ const UCI_REFUSED: &[&str] = &[
     "setoption name Move Overhead value -1",
     "setoption name Ponder value yes",
     "setoption name Ponder",
-    "setoption name Variant value turkish",
+    "setoption name Variant value thai",
     "setoption name Variant",
     "position",
     "position fen",
@@ -1019,7 +1021,7 @@ fn uci_invalid(rng: &mut Rng, state: &UciState) -> Vec<u8> {
                     4 => ("Ponder", rng.pick(&["yes", "1", "", "maybe", "truefalse"])),
                     5 => (
                         "Variant",
-                        rng.pick(&["turkish", "killer", "", "english2", "10 x 10", "ёлка"]),
+                        rng.pick(&["thai", "killer", "", "english2", "10 x 10", "ёлка"]),
                     ),
                     6 => (
                         rng.pick(&[
@@ -1669,12 +1671,13 @@ const HUB_VARIANTS: &[&str] = &[
     "frisian",
     "frysk",
     "frysk!",
+    "turkish",
     "international",
     "standard",
     "american",
     "checkers",
     "shashki",
-    "turkish",
+    "thai",
     "killer",
     "bt",
     "losing",
@@ -1900,7 +1903,7 @@ fn hub_invalid(rng: &mut Rng, searching: bool) -> String {
                     0 => (
                         "variant",
                         rng.pick(&[
-                            "turkish",
+                            "thai",
                             "killer",
                             "bt",
                             "losing",

@@ -280,7 +280,7 @@ fn handshake_lists_every_option_then_uciok() {
         "option name Move Overhead type spin default 30 min 0 max 5000",
         "option name Variant type combo default english var english var international \
          var brazilian var russian var pool var italian var spanish var czech var towers \
-         var antidraughts var breakthrough var frisian var frysk",
+         var antidraughts var breakthrough var frisian var frysk var turkish",
         "option name Clear Hash type button",
         "option name EvalFile type string default <empty>",
         "option name EGTBPath type string default <empty>",
@@ -937,6 +937,7 @@ fn every_variant_plays_legal_moves() {
         "breakthrough",
         "frisian",
         "frysk",
+        "turkish",
     ] {
         damka.accepted(&format!("setoption name Variant value {variant}"));
         assert_eq!(damka.display().variant, variant);

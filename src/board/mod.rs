@@ -115,6 +115,21 @@ pub trait Geometry: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
         moved & Self::BOARD
     }
 
+    /// Shifts a set one square along a rank or file of a board where every square is
+    /// playable (Turkish): `0` up, `1` down, `2` left, `3` right; bits leaving the board are
+    /// dropped. Only meaningful on [`Board64`].
+    #[inline(always)]
+    fn step_rook(set: Bitboard, line: u8) -> Bitboard {
+        let size = Self::SIZE as u32;
+        let moved = match line {
+            0 => set >> size,
+            1 => set << size,
+            2 => (set & !Self::ROW_FIRST) >> 1,
+            _ => (set & !Self::ROW_LAST) << 1,
+        };
+        moved & Self::BOARD
+    }
+
     /// The bits of one row (0 = the top row, where Black men start).
     fn row_mask(row: usize) -> Bitboard {
         let mut mask = 0;
@@ -127,6 +142,9 @@ pub trait Geometry: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
     /// Row (0 = top) and column (0 = left) of a square index, in the standard colouring
     /// where the top-left corner square is not playable.
     fn row_col(square: usize) -> (usize, usize) {
+        if Self::PER_ROW == Self::SIZE {
+            return (square / Self::SIZE, square % Self::SIZE);
+        }
         let row = square / Self::PER_ROW;
         let index = square % Self::PER_ROW;
         let col = 2 * index + usize::from(row.is_multiple_of(2));
@@ -210,6 +228,36 @@ impl Geometry for Board10 {
     const SQUARE_OF: [u8; 64] = TABLES_10.1;
 }
 
+/// The full 8x8 board of Turkish draughts: all 64 squares playable, bit = square index
+/// (a8 = 0, h8 = 7, a1 = 56), no ghost bits. Its `SHORT`/`LONG` diagonal shifts wrap around
+/// the edges and are never used: Turkish moves along ranks and files only
+/// ([`Geometry::step_rook`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Board64;
+
+const fn identity_table() -> [u8; 64] {
+    let mut table = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        table[i] = i as u8;
+        i += 1;
+    }
+    table
+}
+
+impl Geometry for Board64 {
+    const SIZE: usize = 8;
+    const SQUARES: usize = 64;
+    const PER_ROW: usize = 8;
+    const SHORT: u32 = 7;
+    const LONG: u32 = 9;
+    const BOARD: Bitboard = u64::MAX;
+    const BIT_OF: [u8; 64] = identity_table();
+    const SQUARE_OF: [u8; 64] = identity_table();
+    const ROW_FIRST: Bitboard = 0x0101_0101_0101_0101;
+    const ROW_LAST: Bitboard = 0x8080_8080_8080_8080;
+}
+
 /// Iterates over the bit indices of a set, lowest first.
 #[derive(Clone, Copy, Debug)]
 pub struct Bits(pub Bitboard);
@@ -280,6 +328,26 @@ mod tests {
                     "square {} line {line}",
                     sq + 1
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn rook_steps_on_the_full_board() {
+        for sq in 0..64usize {
+            let (row, col) = Board64::row_col(sq);
+            assert_eq!((row, col), (sq / 8, sq % 8));
+            for (line, (dr, dc)) in [(-1isize, 0isize), (1, 0), (0, -1), (0, 1)]
+                .into_iter()
+                .enumerate()
+            {
+                let (r, c) = (row as isize + dr, col as isize + dc);
+                let expected = if (0..8).contains(&r) && (0..8).contains(&c) {
+                    1u64 << (r * 8 + c)
+                } else {
+                    0
+                };
+                assert_eq!(Board64::step_rook(1u64 << sq, line as u8), expected);
             }
         }
     }

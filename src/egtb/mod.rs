@@ -485,7 +485,8 @@ impl Indexer {
 /// generator relies on does not hold) and the variants whose goal is not "the side left
 /// without a move loses" (antidraughts, breakthrough), which the values assume, and Frisian
 /// and frysk!, whose limit on a king's moves in a row depends on the moves before the
-/// position, which a table index does not hold. Every other
+/// position, which a table index does not hold, and Turkish, whose orthogonal moves the
+/// generator's diagonal un-moves do not know. Every other
 /// variant has its own family: their endgame rules differ (board size, flying kings, men
 /// capturing backwards or kings, the capture precedence, crowning in a capture).
 pub fn family(variant: Variant) -> Option<&'static str> {
@@ -493,6 +494,7 @@ pub fn family(variant: Variant) -> Option<&'static str> {
         matches!(<R as Rules>::GOAL, crate::rules::Goal::Normal)
             && <R as Rules>::CAPTURE_COMPULSORY
             && <R as Rules>::KING_MOVE_LIMIT == 0
+            && !<R as Rules>::ROOK_MOVES
     });
     usable.then(|| variant.name())
 }

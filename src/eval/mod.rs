@@ -63,6 +63,9 @@ fn score<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
     if R::GOAL == Goal::Reversed {
         return reversed_material(position);
     }
+    if R::ROOK_MOVES {
+        return rook_score(position);
+    }
     let white = position.pieces(Color::White);
     let black = position.pieces(Color::Black);
     let kings = position.kings();
@@ -109,6 +112,31 @@ fn reversed_material<R: Rules>(position: &Position<R>) -> i32 {
     let own = position.pieces(side).count_ones() as i32;
     let theirs = position.pieces(side.opponent()).count_ones() as i32;
     100 * (theirs - own)
+}
+
+/// Turkish: material and progress, for the side to move. A flying king that moves along
+/// ranks and files controls whole lines and is worth about three men (hence 300); a man is
+/// worth 6 more for each row it has advanced, since every man that gets through becomes such
+/// a king and men never step back.
+#[inline(always)]
+fn rook_score<R: Rules>(position: &Position<R>) -> i32 {
+    let side_score = |color: Color| {
+        let men = position.men(color);
+        let mut score =
+            100 * men.count_ones() as i32 + 300 * position.kings_of(color).count_ones() as i32;
+        for row in 0..R::Geometry::SIZE {
+            let on_row = (men & R::Geometry::row_mask(row)).count_ones() as i32;
+            let advanced = if Position::<R>::moves_up(color) {
+                R::Geometry::SIZE - 1 - row
+            } else {
+                row
+            };
+            score += 6 * advanced as i32 * on_row;
+        }
+        score
+    };
+    let side = position.side_to_move();
+    side_score(side) - side_score(side.opponent())
 }
 
 /// A side's terms: the opening and endgame parts to blend, and the part that is not tapered.
@@ -164,8 +192,12 @@ trait Masks: Geometry {
 
 impl<G: Geometry> Masks for G {}
 
-/// Row and column of a square index (the top-left corner square is not playable).
+/// Row and column of a square index (the top-left corner square is not playable), or on a
+/// board where every square plays (8 per row: Turkish) the plain row and column.
 const fn row_col(square: usize, per_row: usize) -> (usize, usize) {
+    if per_row == 8 {
+        return (square / 8, square % 8);
+    }
     let row = square / per_row;
     (row, 2 * (square % per_row) + (1 - row % 2))
 }

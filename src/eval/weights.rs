@@ -370,6 +370,9 @@ pub const fn for_variant(variant: Variant) -> &'static Weights {
         Variant::International | Variant::Antidraughts => &INTERNATIONAL,
         Variant::Breakthrough => &BREAKTHROUGH,
         Variant::Frisian | Variant::Frysk => &FRISIAN,
+        // Turkish does not use the weights: its evaluation is its own (`eval::rook_score`);
+        // the English set stands in for `EvalFile` parsing.
+        Variant::Turkish => &ENGLISH,
         Variant::Brazilian
         | Variant::Russian
         | Variant::Pool

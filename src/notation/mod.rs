@@ -70,6 +70,10 @@ pub fn bit_at<R: Rules>(row: usize, col: usize) -> Option<u8> {
         return None;
     }
     let internal_col = if R::MIRRORED { size - 1 - col } else { col };
+    if R::Geometry::PER_ROW == size {
+        // Every square plays (Turkish).
+        return Some(R::Geometry::BIT_OF[row * size + internal_col]);
+    }
     let playable_parity = usize::from(row.is_multiple_of(2));
     if internal_col % 2 != playable_parity {
         return None;
@@ -221,6 +225,17 @@ mod tests {
         );
         assert_eq!(bit_of_cell::<Towers>("G6"), bit_at::<Towers>(5, 6));
         assert_eq!(bit_of_cell::<Towers>("A1"), None);
+    }
+
+    #[test]
+    fn turkish_squares_cover_the_whole_board() {
+        use crate::rules::Turkish;
+        // Square 1 is a8, 8 is h8, 57 is a1, 64 is h1 (pydraughts' numbering).
+        for (number, name) in [(1, "a8"), (8, "h8"), (9, "a7"), (57, "a1"), (64, "h1")] {
+            let bit = bit_of_number::<Turkish>(number).unwrap();
+            assert_eq!(algebraic_of_bit::<Turkish>(bit), name);
+            assert_eq!(bit_of_algebraic::<Turkish>(name), Some(bit));
+        }
     }
 
     #[test]

@@ -53,6 +53,7 @@ pub enum Layout {
     Turned,
     /// Russian and Brazilian: the position string is PDN (square 1 = b8, `W` = White), but
     /// moves count from a1 = 1: the rows are flipped (PDN square 29 = a1 is move square 1).
+    /// Turkish the same on its 64 squares (square 57 = a1 is move square 1).
     FlippedMoves,
 }
 
@@ -68,7 +69,7 @@ pub struct HubVariant {
 }
 
 /// Every variant `damka hub` offers, the default (`normal`, international) first.
-pub const HUB_VARIANTS: [HubVariant; 12] = [
+pub const HUB_VARIANTS: [HubVariant; 13] = [
     HubVariant {
         name: "normal",
         variant: Variant::International,
@@ -129,6 +130,11 @@ pub const HUB_VARIANTS: [HubVariant; 12] = [
         variant: Variant::Frysk,
         layout: Layout::Pdn,
     },
+    HubVariant {
+        name: "turkish",
+        variant: Variant::Turkish,
+        layout: Layout::FlippedMoves,
+    },
 ];
 
 /// The Hub variant named `value` (also `international`, `standard`, `american`...).
@@ -171,6 +177,10 @@ impl Layout {
         match self {
             Layout::FlippedMoves if squares == 32 && (1..=32).contains(&number) => {
                 flip_rows(number, 4, 8)
+            }
+            // Turkish: every square plays, eight to a row (pydraughts' notation 0 again).
+            Layout::FlippedMoves if squares == 64 && (1..=64).contains(&number) => {
+                flip_rows(number, 8, 8)
             }
             _ => number,
         }

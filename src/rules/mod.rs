@@ -8,7 +8,7 @@
 //! Facts come from the rule books (FMJD, WCDF/ACF, FID, national federations) as collected
 //! in the shared `rules.md`; `docs/variants.md` states them as implemented.
 
-use crate::board::{Board8, Board10, Geometry};
+use crate::board::{Board8, Board10, Board64, Geometry};
 use std::fmt;
 use std::str::FromStr;
 
@@ -126,6 +126,9 @@ pub enum SmallEndgame {
     /// Frisian rule (as lidraughts and pydraughts apply it): two kings against a lone king, 7
     /// moves each; a king against a king, 2 moves each.
     Frisian,
+    /// Turkish rule (as pydraughts applies it): one piece, man or king, against one: 2 moves
+    /// each.
+    Turkish,
 }
 
 /// The rules of one variant. Implemented by zero-sized types; everything is a constant so the
@@ -174,6 +177,13 @@ pub trait Rules:
     /// The same king may make at most this many non-capturing moves in a row while its side
     /// still has men (Frisian: 3); 0 = no limit.
     const KING_MOVE_LIMIT: u8 = 0;
+    /// Turkish movement on a board of 64 playable squares: men step and capture forward and
+    /// sideways, kings fly along ranks and files and may not turn straight back between two
+    /// jumps, and every jumped piece is removed at once (no Turkish strike: its square may be
+    /// crossed again, and it cannot be jumped twice because it is gone).
+    const ROOK_MOVES: bool = false;
+    /// Empty rows between each side's back edge and its men at the start (Turkish: 1).
+    const START_GAP: usize = 0;
 }
 
 /// How a variant's players write moves.
@@ -256,6 +266,11 @@ rules_type!(
 rules_type!(
     /// frysk! (lidraughts): Frisian rules from five men each on the back rows.
     Frysk
+);
+rules_type!(
+    /// Turkish draughts (dama): all 64 squares, men step forward and sideways, flying kings
+    /// along ranks and files, majority rule, captured pieces removed one by one.
+    Turkish
 );
 rules_type!(
     /// The towers variant of the COMP10002 assignment: one jump per turn, optional capture,
@@ -355,6 +370,26 @@ impl Rules for Frysk {
     const DRAW_RULES: DrawRules = FRISIAN_DRAWS;
     const ORTHOGONAL_CAPTURES: bool = true;
     const KING_MOVE_LIMIT: u8 = 3;
+}
+
+impl Rules for Turkish {
+    type Geometry = Board64;
+    const VARIANT: Variant = Variant::Turkish;
+    const FIRST_TO_MOVE: Color = Color::White;
+    const START_ROWS: usize = 2;
+    const START_GAP: usize = 1;
+    const MEN_CAPTURE_BACKWARD: bool = false;
+    const FLYING_KINGS: bool = true;
+    const PRECEDENCE: Precedence = Precedence::Majority;
+    const NOTATION: MoveNotation = MoveNotation::Algebraic;
+    // pydraughts 0.6.7 (`Game.is_draw`): threefold repetition; one piece against one, 2
+    // moves each.
+    const DRAW_RULES: DrawRules = DrawRules {
+        repetitions: 3,
+        no_progress_plies: 0,
+        small_endgame: SmallEndgame::Turkish,
+    };
+    const ROOK_MOVES: bool = true;
 }
 
 impl Rules for Brazilian {
@@ -496,11 +531,13 @@ pub enum Variant {
     Frisian,
     /// frysk! (Frisian from five men each).
     Frysk,
+    /// Turkish draughts (dama).
+    Turkish,
 }
 
 impl Variant {
     /// Every supported variant, the default first.
-    pub const ALL: [Variant; 13] = [
+    pub const ALL: [Variant; 14] = [
         Variant::English,
         Variant::International,
         Variant::Brazilian,
@@ -514,6 +551,7 @@ impl Variant {
         Variant::Breakthrough,
         Variant::Frisian,
         Variant::Frysk,
+        Variant::Turkish,
     ];
 
     /// The lower-case name used on the command line and in protocols.
@@ -532,6 +570,7 @@ impl Variant {
             Variant::Breakthrough => "breakthrough",
             Variant::Frisian => "frisian",
             Variant::Frysk => "frysk",
+            Variant::Turkish => "turkish",
         }
     }
 }
@@ -570,6 +609,7 @@ impl FromStr for Variant {
             "shashki" => Some(Variant::Russian),
             "anti" | "giveaway" | "losing" => Some(Variant::Antidraughts),
             "frysk!" => Some(Variant::Frysk),
+            "dama" => Some(Variant::Turkish),
             _ => Variant::ALL.iter().copied().find(|v| v.name() == lower),
         };
         found.ok_or_else(|| UnknownVariant(text.to_string()))
@@ -633,6 +673,10 @@ macro_rules! with_variant {
             }
             __V::Frysk => {
                 type $rules = $crate::rules::Frysk;
+                $body
+            }
+            __V::Turkish => {
+                type $rules = $crate::rules::Turkish;
                 $body
             }
         }

@@ -540,6 +540,7 @@ pub fn pdn_game_type(variant: Variant) -> Option<u32> {
         Variant::Brazilian => Some(26),
         Variant::Czech => Some(29),
         Variant::Frisian => Some(40),
+        Variant::Turkish => Some(30),
         // PDN 3.0 numbers no antidraughts, breakthrough or frysk! game type.
         Variant::Towers | Variant::Antidraughts | Variant::Breakthrough | Variant::Frysk => None,
     }
