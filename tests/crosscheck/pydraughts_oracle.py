@@ -73,9 +73,11 @@ PD_VARIANT = {
     "breakthrough": "breakthrough",
     "frisian": "frisian",
     "frysk": "frysk!",
+    "turkish": "turkish",
 }
 BOARD_SQUARES = {"international": 50, "english": 32, "russian": 32, "brazilian": 32,
-                 "antidraughts": 50, "breakthrough": 50, "frisian": 50, "frysk": 50}
+                 "antidraughts": 50, "breakthrough": 50, "frisian": 50, "frysk": 50,
+                 "turkish": 64}
 # Variants whose legal moves depend on the moves before the position (Frisian: a king may
 # make at most three non-capturing moves in a row). A FEN does not carry that history, so
 # their move sets are computed from the FEN alone, as damka sees the printed position.
