@@ -967,6 +967,15 @@ fn pydraughts_plays_frysk() {
     pydraughts_goal("frysk");
 }
 
+/// Turkish: 65-character position strings and pydraughts' move numbering (rows flipped, a1 =
+/// 1). pydraughts' own king moves are wrong (it lets a king slide through its own men), so
+/// its legality check could refuse a right king move of damka's; against the random mover
+/// the games are mostly decided by men.
+#[test]
+fn pydraughts_plays_turkish() {
+    pydraughts_goal("turkish");
+}
+
 #[test]
 fn pydraughts_clock_never_runs_out() {
     let _turn = serial();

@@ -40,7 +40,7 @@ from draughts.engine import HubEngine, Limit
 HUB_NAME = {"standard": "normal", "english": "english", "russian": "russian",
             "brazilian": "brazilian", "italian": "italian",
             "antidraughts": "antidraughts", "breakthrough": "breakthrough",
-            "frisian": "frisian", "frysk": "frysk"}
+            "frisian": "frisian", "frysk": "frysk", "turkish": "turkish"}
 
 
 def fail(message):
