@@ -1,0 +1,50 @@
+//! Cross-checks the Frisian, frysk! and Turkish move sets against pydraughts 0.6.7 on positions from random games (as `tests/crosscheck.rs` does for the other variants).
+//!
+//! A file of its own so that each cross-check file stays within the test-time budget.
+
+mod common;
+
+use common::oracle::{
+    OracleLine, POSITIONS, compare, compare_with_kings, pydraughts, run_oracle, run_oracle_n,
+};
+
+/// Frisian: pydraughts counts a king as 1.501 men where the rules (lidraughts' 199 against
+/// 100, DCTL) make `n` kings worth just under `2n` men; the two only part when one capture
+/// takes three kings more and five men fewer than another, which random games never reach.
+/// The oracle computes each move set from the FEN alone (no limit on a king's moves in a
+/// row, which depends on the moves before), as damka reads the FEN.
+#[test]
+fn pydraughts_frisian() {
+    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "frisian", 17);
+    compare::<damka::rules::Frisian>(&lines, "pydraughts");
+}
+
+#[test]
+fn pydraughts_frysk() {
+    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "frysk", 18);
+    compare::<damka::rules::Frysk>(&lines, "pydraughts");
+}
+
+/// Turkish: pydraughts 0.6.7's flying kings are wrong (`tests/data/perft.json` notes; a king
+/// slides through its own men), so positions where the side to move has a king are left out
+/// here; `tests/turkish.rs` checks king moves on hand-worked positions and against kish.
+/// The random games give more than 2,500 positions, keeping every quiet one (the oracle
+/// otherwise keeps positions with kings first), so that enough remain.
+#[test]
+fn pydraughts_turkish() {
+    let lines = run_oracle_n(&pydraughts(), "turkish", 19, 3900, &["--quiet-keep", "1"]);
+    let without_kings: Vec<OracleLine> = lines
+        .into_iter()
+        .filter(|line| {
+            let mut parts = line.fen.split(':');
+            let side = parts.next().unwrap_or_default();
+            !parts.any(|list| list.starts_with(side) && list.contains('K'))
+        })
+        .collect();
+    assert!(
+        without_kings.len() >= POSITIONS,
+        "only {} Turkish positions without a king of the side to move",
+        without_kings.len()
+    );
+    compare_with_kings::<damka::rules::Turkish>(&without_kings, "pydraughts", 1000);
+}
