@@ -1,7 +1,7 @@
 //! Turkish draughts rules: the start position, perft against kish's published counts, and king captures on hand-worked positions.
 //!
 //! pydraughts 0.6.7 gets Turkish kings wrong (`tests/data/perft.json` notes), so its
-//! comparison in `tests/crosscheck.rs` leaves out positions where the side to move has a king.
+//! comparison in `tests/crosscheck_variants.rs` leaves out positions where the side to move has a king.
 //! The king captures are checked here against the rules text (`rules.md`: flying kings along
 //! ranks and files that may not turn 180 degrees between jumps, the majority rule, each jumped
 //! piece removed at once) on positions worked out by hand; kish 1.1.7 (PyPI, an independent
