@@ -7,6 +7,11 @@ mod common;
 use common::oracle::{
     OracleLine, POSITIONS, compare, compare_with_kings, pydraughts, run_oracle, run_oracle_n,
 };
+use damka::game::Game;
+use damka::notation::fen::write_fen;
+use damka::notation::number_of_bit;
+use damka::rules::Frisian;
+use damka::{Bits, Move, Position};
 
 /// Frisian: pydraughts counts a king as 1.501 men where the rules (lidraughts' 199 against
 /// 100, DCTL) make `n` kings worth just under `2n` men; the two only part when one capture
@@ -47,4 +52,82 @@ fn pydraughts_turkish() {
         without_kings.len()
     );
     compare_with_kings::<damka::rules::Turkish>(&without_kings, "pydraughts", 1000);
+}
+
+/// Frisian with history: whole random games from pydraughts, each position's move set as
+/// pydraughts gives it knowing the game so far, against damka's `Game` replaying the same
+/// moves. This is where the limit of three king moves in a row shows (pydraughts derives it
+/// from its move stack, damka from the run kept in the position).
+#[test]
+fn pydraughts_frisian_games_with_history() {
+    let output = std::process::Command::new(pydraughts())
+        .arg(common::repo_root().join("tests/crosscheck/pydraughts_oracle.py"))
+        .args(["--variant", "frisian", "--games", "80", "--seed", "31"])
+        .args(["--max-plies", "200"])
+        .output()
+        .expect("the oracle runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
+    let mut game: Option<Game<Frisian>> = None;
+    let (mut positions, mut barred) = (0, 0);
+    for line in text.lines() {
+        if line == "GAME" {
+            game = Some(Game::default());
+            continue;
+        }
+        let game = game.as_mut().expect("a GAME line first");
+        let mut fields = line.split('\t');
+        let fen = fields.next().expect("a FEN");
+        let mut theirs: Vec<&str> = fields
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect();
+        theirs.sort_unstable();
+        let played = fields.next().unwrap_or_default();
+        assert_eq!(write_fen(game.position()), fen, "the games went apart");
+        let ours = moves_as_oracle(game.position());
+        assert_eq!(ours, theirs, "{fen} after {} plies", game.ply());
+        positions += 1;
+        barred += usize::from(game.position().king_steps_barred() != 0);
+        if played.is_empty() {
+            continue;
+        }
+        let mv = *game
+            .legal_moves()
+            .iter()
+            .find(|mv| move_as_oracle(mv) == played)
+            .unwrap_or_else(|| panic!("{played} is not legal for damka in {fen}"));
+        game.play(mv);
+    }
+    assert!(positions > 2000, "only {positions} positions");
+    assert!(
+        barred >= 5,
+        "the king-move limit applied in only {barred} positions"
+    );
+}
+
+fn move_as_oracle(mv: &Move) -> String {
+    let from = number_of_bit::<Frisian>(mv.from);
+    let to = number_of_bit::<Frisian>(mv.to);
+    if mv.is_capture() {
+        let mut taken: Vec<u32> = Bits(mv.captured)
+            .map(|bit| number_of_bit::<Frisian>(bit as u8))
+            .collect();
+        taken.sort_unstable();
+        let taken: Vec<String> = taken.iter().map(u32::to_string).collect();
+        format!("{from}x{to}:{}", taken.join(","))
+    } else {
+        format!("{from}-{to}")
+    }
+}
+
+fn moves_as_oracle(position: &Position<Frisian>) -> Vec<String> {
+    let mut out: Vec<String> = position.legal_moves().iter().map(move_as_oracle).collect();
+    out.sort_unstable();
+    out
 }

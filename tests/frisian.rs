@@ -4,7 +4,8 @@
 //! DCTL: `n` kings are worth more than `2n - 1` men and less than `2n`; at equal value a king
 //! must capture) and pydraughts 0.6.7 gives the same move sets for them. The random-position
 //! comparison with pydraughts is in `tests/crosscheck_variants.rs`; it reads positions from FENs, which
-//! carry no history, so the king-move limit is checked here and in the Hub games.
+//! carry no history, so the king-move limit is checked here, in whole pydraughts games there
+//! (`pydraughts_frisian_games_with_history`) and in the Hub games.
 
 use damka::game::{DrawReason, Game, Outcome, small_endgame_limit};
 use damka::notation::fen::{parse_fen, write_fen};

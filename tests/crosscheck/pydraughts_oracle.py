@@ -307,6 +307,36 @@ def run_random(conv, n, seed, max_plies, quiet_keep, selfcheck, out):
             game.push(rng.choice(moves_internal))
 
 
+def run_games(conv, games, seed, max_plies, out):
+    """Whole random games, every position with the moves pydraughts allows there given the
+    game so far (history included: Frisian's limit on a king's moves in a row). A game starts
+    with a line `GAME`; each position is `FEN<TAB>MOVES<TAB>PLAYED`, PLAYED being the move then
+    chosen (empty at the end). The random mover prefers to move again the piece it moved
+    last (four times in five), so that kings make runs of moves and meet the limit."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        out.write("GAME\n")
+        game = Game(PD_VARIANT[conv.variant])
+        last_to = {}
+        for _ in range(max_plies + 1):
+            moves_internal, captures_internal = game.legal_moves()
+            moves = std_moves(conv, moves_internal, captures_internal)
+            played = ""
+            if moves_internal:
+                turn = game.whose_turn()
+                again = [i for i, m in enumerate(moves_internal) if m[0][0] == last_to.get(turn)]
+                if again and rng.random() < 0.8:
+                    index = rng.choice(again)
+                else:
+                    index = rng.randrange(len(moves_internal))
+                last_to[turn] = moves_internal[index][-1][1]
+                played = std_moves(conv, [moves_internal[index]], [captures_internal[index]])[0]
+            out.write(std_fen(conv, game) + "\t" + " ".join(moves) + "\t" + played + "\n")
+            if not moves_internal:
+                break
+            game.push(moves_internal[index])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variant", required=True, choices=sorted(PD_VARIANT))
@@ -317,6 +347,8 @@ def main():
                     help="fraction of king-less, capture-less positions kept (random mode)")
     ap.add_argument("--fen", action="append", default=[], help="print this standard FEN's moves instead (repeatable)")
     ap.add_argument("--stdin", action="store_true", help="read standard FENs, one per line, from stdin")
+    ap.add_argument("--games", type=int, default=0,
+                    help="print whole random games with history-aware move sets instead")
     ap.add_argument("--selfcheck", action="store_true",
                     help="also compute every move set via the public draughts.Board API and abort on mismatch")
     args = ap.parse_args()
@@ -329,6 +361,10 @@ def main():
             fens += [line.strip() for line in sys.stdin if line.strip()]
         run_fens(conv, fens, args.selfcheck, out)
     else:
+        if args.games:
+            run_games(conv, args.games, args.seed, args.max_plies, out)
+            out.flush()
+            return
         run_random(conv, args.positions, args.seed, args.max_plies, args.quiet_keep, args.selfcheck, out)
     out.flush()
 
