@@ -22,7 +22,6 @@ use crate::with_variant;
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -50,9 +49,12 @@ impl Score {
     }
 }
 
-/// One finished iteration, with moves as text.
+/// One finished iteration. Its moves are the engine's; each front end writes them in its own
+/// notation (for the UCI dialect, [`Session::line_text`] of the searched position).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Info {
+    /// The search this belongs to (the number [`Engine::go`] returned).
+    pub search: u64,
     /// Nominal depth.
     pub depth: u32,
     /// Deepest ply reached.
@@ -71,8 +73,8 @@ pub struct Info {
     pub tbhits: Option<u64>,
     /// Milliseconds since `go`.
     pub time_ms: u64,
-    /// The line, in the variant's notation.
-    pub pv: Vec<String>,
+    /// The line, legal move after legal move from the searched position.
+    pub pv: Vec<Move>,
 }
 
 /// What the engine tells its front end.
@@ -83,10 +85,12 @@ pub enum Event {
     /// The end of a search: exactly one per `go`. `best` is `None` when the side to move has
     /// no legal move (the game is over).
     BestMove {
-        /// The move to play.
-        best: Option<String>,
-        /// The expected reply, if known.
-        ponder: Option<String>,
+        /// The search this ends (the number [`Engine::go`] returned).
+        search: u64,
+        /// The move to play, legal in the searched position.
+        best: Option<Move>,
+        /// The expected reply (legal after `best`), if known.
+        ponder: Option<Move>,
     },
 }
 
@@ -410,6 +414,9 @@ pub trait Session: Send {
     fn evaluate(&self, weights: Option<&Weights>) -> i32;
     /// The legal moves, as text.
     fn legal_moves(&self) -> Vec<String>;
+    /// A line of moves from the current position, as text, up to its first move that is not
+    /// legal.
+    fn line_text(&self, line: &[Move]) -> Vec<String>;
     /// Perft split by root move.
     fn divide(&self, depth: u32) -> Vec<(String, u64)>;
     /// The game's result, if it is over, as text.
@@ -420,6 +427,8 @@ pub trait Session: Send {
 
 /// Everything a search needs besides the position.
 pub struct SearchRequest {
+    /// The search's number, carried by its events.
+    pub id: u64,
     /// Limits.
     pub go: Go,
     /// Options in force.
@@ -440,6 +449,24 @@ pub struct SearchHandle {
     thread: JoinHandle<()>,
 }
 
+impl SearchHandle {
+    /// Every search thread stops as soon as it can; the `BestMove` follows.
+    fn stop(&self) {
+        self.shared.stop();
+        // The main thread may be parked, waiting for `stop` after an untimed search.
+        self.thread.thread().unpark();
+    }
+
+    /// A ponder search goes on under the clock (nothing for any other search).
+    fn ponderhit(&mut self) {
+        if self.pondering {
+            self.pondering = false;
+            self.shared.ponderhit();
+            self.thread.thread().unpark();
+        }
+    }
+}
+
 struct GameSession<R: Rules> {
     game: Game<R>,
 }
@@ -450,7 +477,21 @@ impl<R: Rules> GameSession<R> {
     }
 }
 
-/// Writes a line of moves from `position` on.
+/// The longest beginning of `line` that is legal move after move from `position`.
+fn legal_prefix<R: Rules>(position: &Position<R>, line: &[Move]) -> Vec<Move> {
+    let mut current = *position;
+    let mut legal_line = Vec::with_capacity(line.len());
+    for mv in line {
+        if !current.legal_moves().as_slice().contains(mv) {
+            break;
+        }
+        legal_line.push(*mv);
+        current = current.play(mv);
+    }
+    legal_line
+}
+
+/// Writes a line of moves from `position` on, up to its first move that is not legal.
 fn line_text<R: Rules>(position: &Position<R>, line: &[Move]) -> Vec<String> {
     let mut texts = Vec::with_capacity(line.len());
     let mut current = *position;
@@ -513,6 +554,10 @@ impl<R: Rules> Session for GameSession<R> {
             .collect()
     }
 
+    fn line_text(&self, line: &[Move]) -> Vec<String> {
+        line_text(self.position(), line)
+    }
+
     fn divide(&self, depth: u32) -> Vec<(String, u64)> {
         crate::perft::divide(self.position(), depth)
     }
@@ -532,6 +577,7 @@ impl<R: Rules> Session for GameSession<R> {
             })?;
             searchmoves.push(mv);
         }
+        let id = request.id;
         let go = &request.go;
         let us = root.side_to_move();
         let (time, inc) = match us {
@@ -588,7 +634,7 @@ impl<R: Rules> Session for GameSession<R> {
         let thread = std::thread::Builder::new()
             .name("search-0".into())
             .spawn(move || {
-                run_search::<R>(root, context, limits, threads, thread_shared, events);
+                run_search::<R>(root, context, limits, threads, thread_shared, events, id);
             })
             .expect("the system can start a search thread");
         Ok(SearchHandle {
@@ -607,6 +653,7 @@ fn run_search<R: Rules>(
     threads: usize,
     shared: Arc<Shared>,
     events: Sender<Event>,
+    id: u64,
 ) {
     let outcome = std::thread::scope(|scope| {
         for id in 1..threads {
@@ -618,50 +665,43 @@ fn run_search<R: Rules>(
         }
         let mut main = Searcher::<R>::new(&shared, &limits, 0);
         let outcome = main.run(&root, &context, &mut |iteration: &Iteration| {
-            let _ = events.send(Event::Info(info_of(&root, iteration, &shared)));
+            let _ = events.send(Event::Info(info_of(&root, iteration, &shared, id)));
         });
-        shared.stop.store(true, Ordering::Relaxed);
+        shared.finish();
         outcome
     });
     // `go infinite` and `go ponder` may not answer before `stop` (or `ponderhit`).
     // `Engine::stop` and `Engine::ponderhit` unpark this thread, so the answer is not held up
     // by a polling interval; the timeout only guards against a missed wake-up.
-    while shared.untimed.load(Ordering::Relaxed) && !stop_requested(&shared) {
+    while shared.untimed() && !shared.stop_requested() {
         std::thread::park_timeout(Duration::from_millis(5));
     }
-    let best = outcome.best.map(|mv| {
-        let legal = root.legal_moves();
-        write_move_in(&root, &mv, &legal)
-    });
+    // A reply is reported only when it is legal after the move (the table may have lost it).
     let ponder = match (outcome.best, outcome.ponder) {
-        (Some(best), Some(reply)) => line_text(&root, &[best, reply]).get(1).cloned(),
+        (Some(best), Some(reply)) => legal_prefix(&root, &[best, reply]).get(1).copied(),
         _ => None,
     };
-    let _ = events.send(Event::BestMove { best, ponder });
+    let _ = events.send(Event::BestMove {
+        search: id,
+        best: outcome.best,
+        ponder,
+    });
 }
 
-/// The engine's own `stop` flag is reused as the search's; after the search ended it means
-/// "the front end said stop".
-fn stop_requested(shared: &Shared) -> bool {
-    shared.stop_requested.load(Ordering::Relaxed)
-}
-
-fn info_of<R: Rules>(root: &Position<R>, iteration: &Iteration, shared: &Shared) -> Info {
+fn info_of<R: Rules>(root: &Position<R>, iteration: &Iteration, shared: &Shared, id: u64) -> Info {
     let time_ms = iteration.time_ms;
     Info {
+        search: id,
         depth: iteration.depth,
         seldepth: iteration.seldepth,
         multipv: iteration.multipv,
         score: Score::from_search(iteration.score),
         nodes: iteration.nodes,
         nps: iteration.nodes * 1000 / time_ms.max(1),
-        hashfull: shared.tt.hashfull(),
-        tbhits: shared
-            .egtb
-            .as_ref()
-            .map(|_| shared.tbhits.load(Ordering::Relaxed)),
+        hashfull: shared.table().hashfull(),
+        tbhits: shared.tbhits(),
         time_ms,
-        pv: line_text(root, &iteration.pv),
+        pv: legal_prefix(root, &iteration.pv),
     }
 }
 
@@ -674,6 +714,8 @@ pub struct Engine {
     search: Option<SearchHandle>,
     /// The tables of `EGTBPath` for the current variant.
     egtb: Option<LoadedTables>,
+    /// Searches started so far: the number of the next one.
+    searches: u64,
 }
 
 impl Engine {
@@ -688,6 +730,7 @@ impl Engine {
             events: sender,
             search: None,
             egtb: None,
+            searches: 0,
         };
         (engine, receiver)
     }
@@ -889,42 +932,35 @@ impl Engine {
         Ok(())
     }
 
-    /// Starts a search; returns at once. A search still running is stopped first (it sends
-    /// its own `BestMove`).
-    pub fn go(&mut self, go: Go) -> Result<(), EngineError> {
+    /// Starts a search; returns at once with its number, which its events carry. A search still
+    /// running is stopped first (it sends its own `BestMove`).
+    pub fn go(&mut self, go: Go) -> Result<u64, EngineError> {
         self.finish_search();
+        let id = self.searches;
         let handle = self.session.start_search(SearchRequest {
+            id,
             go,
             options: self.options.clone(),
             tt: Arc::clone(&self.tt),
             events: self.events.clone(),
             egtb: self.egtb.as_ref().map(|l| Arc::clone(&l.tables)),
         })?;
+        self.searches += 1;
         self.search = Some(handle);
-        Ok(())
+        Ok(id)
     }
 
     /// Asks the search to stop; returns at once. Its `BestMove` follows.
     pub fn stop(&mut self) {
         if let Some(search) = &self.search {
-            search.shared.stop_requested.store(true, Ordering::Relaxed);
-            search.shared.stop.store(true, Ordering::Relaxed);
-            search.thread.thread().unpark();
+            search.stop();
         }
     }
 
     /// The opponent played the expected move: the ponder search goes on under the clock.
     pub fn ponderhit(&mut self) {
-        if let Some(search) = &mut self.search
-            && search.pondering
-        {
-            search.pondering = false;
-            let shared = &search.shared;
-            shared
-                .clock_origin_ms
-                .store(shared.elapsed_ms(), Ordering::Relaxed);
-            shared.untimed.store(false, Ordering::Relaxed);
-            search.thread.thread().unpark();
+        if let Some(search) = &mut self.search {
+            search.ponderhit();
         }
     }
 

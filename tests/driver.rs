@@ -561,3 +561,52 @@ proptest! {
         session(Protocol::Hub, &actions, end_by_quit, end_searching);
     }
 }
+
+/// The client went away (it closed its end of damka's stdout) while damka searches and its
+/// stdin stays open: damka exits by itself, with status 0 and not a word on stderr (no panic
+/// message about a broken pipe).
+#[test]
+fn a_closed_stdout_ends_the_engine_quietly() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let _turn = serial();
+    for (args, start) in [
+        (&[][..], "uci\ngo infinite\n"),
+        (&["hub"][..], "hub\ninit\ngo analyze\n"),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_damka"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("damka starts");
+        let mut stdin = child.stdin.take().expect("piped stdin");
+        stdin.write_all(start.as_bytes()).expect("damka reads");
+        stdin.flush().expect("damka reads");
+        drop(child.stdout.take());
+        // A few more lines to answer, so that damka writes (and learns the pipe is closed)
+        // even when its search has nothing new to say.
+        let deadline = Instant::now() + SETTLE;
+        let status = loop {
+            let _ = stdin.write_all(b"isready\nping\n");
+            if let Some(status) = child.try_wait().expect("waitpid") {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{args:?}: damka still runs with its stdout closed"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .expect("piped stderr")
+            .read_to_string(&mut stderr)
+            .expect("stderr reads");
+        assert_eq!(status.code(), Some(0), "{args:?}: {status}");
+        assert_eq!(stderr, "", "{args:?}: stderr");
+    }
+}

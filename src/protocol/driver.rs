@@ -64,9 +64,11 @@ pub trait Dialect {
     /// Writes the answer to a refused line (or only logs it, as the Hub protocol does).
     fn refuse(&mut self, message: &str);
 
-    /// Writes one engine event. `superseded` is true when the event belongs to a search that a
-    /// later command has already stopped (its client did not wait for the answer).
-    fn event(&mut self, event: Event, superseded: bool);
+    /// Writes one engine event. The engine's position is the one the event's search searched
+    /// (whatever would change it stops the search and writes its events first). `superseded`
+    /// is true when the search was stopped by a later command (its client did not wait for
+    /// the answer).
+    fn event(&mut self, event: Event, engine: &Engine, superseded: bool);
 
     /// When the dialect wants [`Dialect::wake`] called (a held-back line), if ever.
     fn wake_at(&self) -> Option<Instant> {
@@ -117,7 +119,7 @@ impl<D: Dialect> Driver<D> {
         // last thing the search thread does).
         self.engine.finish_search();
         for event in self.events.try_iter() {
-            self.dialect.event(event, superseded);
+            self.dialect.event(event, &self.engine, superseded);
         }
     }
 
@@ -159,7 +161,7 @@ impl<D: Dialect> Driver<D> {
                 },
                 recv(self.events) -> event => {
                     if let Ok(event) = event {
-                        self.dialect.event(event, false);
+                        self.dialect.event(event, &self.engine, false);
                     }
                 }
                 recv(waker) -> _ => self.dialect.wake(),

@@ -341,13 +341,11 @@ enum Pace {
     Now,
 }
 
-/// What the writer needs to turn one search's events into Hub text.
-#[derive(Clone, Debug)]
+/// How one search's moves are written: the Hub numbering of its variant.
+#[derive(Clone, Copy, Debug)]
 struct SearchContext {
     variant: Variant,
     layout: Layout,
-    /// The root position as PDN FEN.
-    root_fen: String,
 }
 
 /// A move in Hub text: `from-to`, or `from x to x every captured square`, numbered for `layout`.
@@ -369,30 +367,11 @@ fn hub_move_text<R: Rules>(mv: &Move, layout: Layout) -> String {
     }
 }
 
-/// Replays engine move texts from `root` and writes them in Hub text (stops at the first
-/// text that does not read).
-fn hub_line<R: Rules>(root: &Position<R>, texts: &[String], layout: Layout) -> Vec<String> {
-    let mut position = *root;
-    let mut out = Vec::with_capacity(texts.len());
-    for text in texts {
-        let legal = position.legal_moves();
-        let Ok(mv) = parse_move_in(&position, text, &legal) else {
-            break;
-        };
-        out.push(hub_move_text::<R>(&mv, layout));
-        position = position.play(&mv);
-    }
-    out
-}
-
 impl SearchContext {
-    /// Engine move texts from the root, as Hub texts.
-    fn convert(&self, texts: &[String]) -> Vec<String> {
+    /// Engine moves as Hub texts.
+    fn convert(&self, moves: &[Move]) -> Vec<String> {
         with_variant!(self.variant, R => {
-            match parse_fen::<R>(&self.root_fen) {
-                Ok(root) => hub_line::<R>(&root, texts, self.layout),
-                Err(_) => Vec::new(),
-            }
+            moves.iter().map(|mv| hub_move_text::<R>(mv, self.layout)).collect()
         })
     }
 
@@ -410,14 +389,9 @@ impl SearchContext {
         )
     }
 
-    fn done_line(&self, best: Option<&String>, ponder: Option<&String>) -> String {
-        let Some(best) = best else {
-            return "done".to_string();
-        };
-        let mut texts = vec![best.clone()];
-        texts.extend(ponder.cloned());
-        let moves = self.convert(&texts);
-        match moves.as_slice() {
+    fn done_line(&self, best: Option<Move>, ponder: Option<Move>) -> String {
+        let line: Vec<Move> = best.into_iter().chain(ponder).collect();
+        match self.convert(&line).as_slice() {
             [] => "done".to_string(),
             [best] => format!("done move={best}"),
             [best, ponder, ..] => format!("done move={best} ponder={ponder}"),
@@ -795,7 +769,6 @@ impl Hub {
         self.search = Some(SearchContext {
             variant: self.variant.variant,
             layout: self.variant.layout,
-            root_fen: engine.session().fen(),
         });
         if let Err(error) = engine.go(go) {
             // Every `go` gets its `done`.
@@ -883,7 +856,7 @@ impl Dialect for Hub {
 
     /// Every event to a line; `info` lines that would come closer than [`LINE_GAP`] are
     /// merged (the newest kept), and the last one goes out before `done`.
-    fn event(&mut self, event: Event, superseded: bool) {
+    fn event(&mut self, event: Event, _engine: &Engine, superseded: bool) {
         match event {
             Event::Info(info) => {
                 if info.multipv != 1 {
@@ -897,7 +870,7 @@ impl Dialect for Hub {
                     self.pending = Some(line);
                 }
             }
-            Event::BestMove { best, ponder } => {
+            Event::BestMove { best, ponder, .. } => {
                 // A later command has already been read: the client sent it without waiting
                 // for this `done` (py-draughts never does), so it does not read these lines
                 // one by one and they need no gap. Without this, a client that fires searches
@@ -911,7 +884,7 @@ impl Dialect for Hub {
                     self.output.write(&line, info_pace);
                 }
                 let line = match &self.search {
-                    Some(context) => context.done_line(best.as_ref(), ponder.as_ref()),
+                    Some(context) => context.done_line(best, ponder),
                     None => "done".to_string(),
                 };
                 self.output.write(&line, done_pace);

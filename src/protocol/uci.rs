@@ -13,6 +13,7 @@
 //! panics) and ignores trailing tokens. `docs/protocol.md` gives the details.
 
 use crate::engine::{Engine, EngineError, Event, Go, Info, OptionKind, OptionSpec, Score};
+use crate::position::Move;
 use crate::protocol::driver::{Dialect, Sink, Step, drive};
 use std::io::{BufRead, Write};
 use vampirc_uci::{Serializable, UciMessage, UciOptionConfig};
@@ -269,8 +270,8 @@ pub fn format_score(score: Score) -> String {
 }
 
 /// `info depth D seldepth S multipv K score ... nodes N nps N hashfull H time MS [tbhits T]
-/// [pv ...]` (`tbhits` only while endgame tables are loaded).
-pub fn format_info(info: &Info) -> String {
+/// [pv ...]` (`tbhits` only while endgame tables are loaded), the line's moves written as `pv`.
+pub fn format_info(info: &Info, pv: &[String]) -> String {
     let mut line = format!(
         "info depth {} seldepth {} multipv {} score {} nodes {} nps {} hashfull {} time {}",
         info.depth,
@@ -285,9 +286,9 @@ pub fn format_info(info: &Info) -> String {
     if let Some(hits) = info.tbhits {
         line.push_str(&format!(" tbhits {hits}"));
     }
-    if !info.pv.is_empty() {
+    if !pv.is_empty() {
         line.push_str(" pv ");
-        line.push_str(&info.pv.join(" "));
+        line.push_str(&pv.join(" "));
     }
     line
 }
@@ -407,8 +408,9 @@ impl Uci {
         if let Some(outcome) = engine.session().outcome() {
             self.info_string(&format!("game over: {outcome}"));
         }
-        let result = engine.go(go);
-        self.report(result);
+        if let Err(error) = engine.go(go) {
+            self.refuse(&error.to_string());
+        }
     }
 
     fn display(&mut self, engine: &Engine) {
@@ -546,12 +548,22 @@ impl Dialect for Uci {
         self.info_string(&format!("error: {message}"));
     }
 
-    fn event(&mut self, event: Event, _superseded: bool) {
+    /// The moves are written from the engine's position, which is the one searched: a
+    /// command that changes it stops the search first and its events are written before.
+    fn event(&mut self, event: Event, engine: &Engine, _superseded: bool) {
+        let session = engine.session();
         match event {
-            Event::Info(info) => self.out.line(&format_info(&info)),
-            Event::BestMove { best, ponder } => self
+            Event::Info(info) => self
                 .out
-                .line(&format_bestmove(best.as_deref(), ponder.as_deref())),
+                .line(&format_info(&info, &session.line_text(&info.pv))),
+            Event::BestMove { best, ponder, .. } => {
+                let line: Vec<Move> = best.into_iter().chain(ponder).collect();
+                let texts = session.line_text(&line);
+                self.out.line(&format_bestmove(
+                    texts.first().map(String::as_str),
+                    texts.get(1).map(String::as_str),
+                ));
+            }
         }
     }
 
@@ -765,6 +777,7 @@ mod tests {
             "bestmove c3:e5 ponder f6-g5"
         );
         let info = Info {
+            search: 0,
             depth: 4,
             seldepth: 7,
             multipv: 1,
@@ -774,10 +787,10 @@ mod tests {
             hashfull: 3,
             tbhits: None,
             time_ms: 20,
-            pv: vec!["11-15".into(), "23-19".into()],
+            pv: Vec::new(),
         };
         assert_eq!(
-            format_info(&info),
+            format_info(&info, &["11-15".into(), "23-19".into()]),
             "info depth 4 seldepth 7 multipv 1 score cp 12 nodes 1000 nps 50000 hashfull 3 \
              time 20 pv 11-15 23-19"
         );

@@ -68,31 +68,32 @@ pub struct Limits {
     pub searchmoves: Vec<Move>,
 }
 
-/// State shared by the search threads and the engine that started them.
+/// State shared by the search threads and the engine that started them. The engine acts on a
+/// running search only through [`Shared::stop`] and [`Shared::ponderhit`].
 #[derive(Debug)]
 pub struct Shared {
     /// Set to stop every thread as soon as possible (by the front end, a limit, or the end of
     /// the main thread's search).
-    pub stop: AtomicBool,
+    stop: AtomicBool,
     /// Set only by the front end's `stop`: an untimed search that has finished waits for it.
-    pub stop_requested: AtomicBool,
+    stop_requested: AtomicBool,
     /// While set, time limits do not apply (pondering, `go infinite`).
-    pub untimed: AtomicBool,
+    untimed: AtomicBool,
     /// Milliseconds after the start from which time is counted (set at `ponderhit`).
-    pub clock_origin_ms: AtomicU64,
+    clock_origin_ms: AtomicU64,
     /// Nodes searched by all threads (updated in batches).
-    pub nodes: AtomicU64,
+    nodes: AtomicU64,
     /// The transposition table.
-    pub tt: Arc<TranspositionTable>,
+    tt: Arc<TranspositionTable>,
     /// When the search started.
-    pub start: Instant,
+    start: Instant,
     /// Endgame tables to probe (the `EGTBPath` option; see docs/egtb.md), or `None`.
-    pub egtb: Option<Arc<Tables>>,
+    egtb: Option<Arc<Tables>>,
     /// Positions found in the endgame tables, all threads.
-    pub tbhits: AtomicU64,
+    tbhits: AtomicU64,
     /// Weights to evaluate with instead of the variant's built-in set (the `EvalFile`
     /// option); `None` keeps the built-in set, which the compiler inlines as constants.
-    pub weights: Option<Weights>,
+    weights: Option<Weights>,
 }
 
 impl Shared {
@@ -116,6 +117,48 @@ impl Shared {
     pub fn with_egtb(mut self, egtb: Option<Arc<Tables>>) -> Self {
         self.egtb = egtb;
         self
+    }
+
+    /// The front end's `stop`: every thread stops as soon as it can, and an untimed search
+    /// that has already finished may answer.
+    pub fn stop(&self) {
+        self.stop_requested.store(true, Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// True once [`Shared::stop`] was called.
+    pub fn stop_requested(&self) -> bool {
+        self.stop_requested.load(Ordering::Relaxed)
+    }
+
+    /// The end of the main thread's search: the helpers stop too.
+    pub fn finish(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// `ponderhit`: time limits apply from now on.
+    pub fn ponderhit(&self) {
+        self.clock_origin_ms
+            .store(self.elapsed_ms(), Ordering::Relaxed);
+        self.untimed.store(false, Ordering::Relaxed);
+    }
+
+    /// True while time limits do not apply (pondering, `go infinite`).
+    pub fn untimed(&self) -> bool {
+        self.untimed.load(Ordering::Relaxed)
+    }
+
+    /// Positions found in the endgame tables so far, all threads (`None` when no tables are
+    /// probed).
+    pub fn tbhits(&self) -> Option<u64> {
+        self.egtb
+            .as_ref()
+            .map(|_| self.tbhits.load(Ordering::Relaxed))
+    }
+
+    /// The transposition table.
+    pub fn table(&self) -> &TranspositionTable {
+        &self.tt
     }
 
     /// The same state, evaluating with `weights` (`None`: the built-in set).

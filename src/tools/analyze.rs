@@ -151,10 +151,7 @@ fn analyze_in<R: Rules>(text: &str, limit: Limit, out: &mut dyn Write) -> Tally 
             Default::default()
         };
         let legal = case.position.legal_moves();
-        let chosen = thought
-            .best
-            .as_deref()
-            .and_then(|t| parse_move_in(&case.position, t, &legal).ok());
+        let chosen = thought.best;
         let solved = chosen.is_some_and(|mv| {
             (case.best.is_empty() || case.best.contains(&mv)) && !case.avoid.contains(&mv)
         });

@@ -54,11 +54,12 @@ impl Limit {
     }
 }
 
-/// What one search found: the move (in the variant's notation) and its last main line.
+/// What one search found: the move and its last main line.
 #[derive(Clone, Debug, Default)]
 pub struct Thought {
-    /// The move to play; `None` when the side to move has no move.
-    pub best: Option<String>,
+    /// The move to play, legal in the searched position; `None` when the side to move has no
+    /// move.
+    pub best: Option<Move>,
     /// The last finished iteration of the first line, if any finished.
     pub info: Option<Info>,
 }
@@ -383,11 +384,7 @@ impl<R: Rules> PlaySession<R> {
         };
         let position = *self.game.position();
         let legal = position.legal_moves();
-        let played = thought
-            .best
-            .as_deref()
-            .and_then(|text| parse_move_in(&position, text, &legal).ok());
-        let Some(mv) = played else {
+        let Some(mv) = thought.best else {
             // Cannot happen with a legal position; leave rather than loop.
             writeln!(out, "The engine found no move; the game stops here.")?;
             return Err(std::io::Error::other("engine without a move"));
@@ -419,7 +416,11 @@ impl<R: Rules> PlaySession<R> {
             return writeln!(out, "The engine cannot take this position.");
         }
         let thought = think(&mut self.engine, &self.events, self.settings.limit);
-        match (thought.best, thought.info) {
+        let best = thought.best.map(|mv| {
+            let position = self.game.position();
+            write_move_in(position, &mv, &position.legal_moves())
+        });
+        match (best, thought.info) {
             (Some(best), Some(info)) => writeln!(
                 out,
                 "Hint: {best}  (depth {}, {} for {})",

@@ -14,7 +14,6 @@ use super::wire::{Frame, Writer, spawn_reader};
 use crate::engine::{Engine, Event, Go};
 use crate::game::{Game, Outcome};
 use crate::notation::fen::write_fen;
-use crate::notation::movetext::parse_move_in;
 use crate::position::Position;
 use crate::rules::{Color, International};
 use crossbeam_channel::{Receiver, select};
@@ -85,7 +84,8 @@ struct Current {
     clock: Option<Duration>,
     /// When the side to move started its turn.
     turn_started: Instant,
-    searching: bool,
+    /// The id of our running search (its `BestMove` carries it), if one runs.
+    searching: Option<u64>,
 }
 
 enum Waiting {
@@ -235,7 +235,7 @@ impl<'a> Session<'a> {
         self.engine.finish_search();
         for _ in self.events.try_iter() {}
         if let Some(current) = &mut self.current {
-            current.searching = false;
+            current.searching = None;
         }
     }
 
@@ -416,7 +416,7 @@ impl<'a> Session<'a> {
             moves,
             clock: (minutes > 0).then(|| Duration::from_secs(u64::from(minutes) * 60)),
             turn_started: Instant::now(),
-            searching: false,
+            searching: None,
         });
         self.our_turn();
     }
@@ -426,7 +426,7 @@ impl<'a> Session<'a> {
         let Some(current) = &self.current else {
             return;
         };
-        if current.searching || current.game.position().side_to_move() != current.us {
+        if current.searching.is_some() || current.game.position().side_to_move() != current.us {
             return;
         }
         if let Some(outcome) = current.game.outcome() {
@@ -462,7 +462,7 @@ impl<'a> Session<'a> {
             .set_position(Some(&start), &texts)
             .and_then(|()| self.engine.go(go));
         match started {
-            Ok(()) => current.searching = true,
+            Ok(search) => current.searching = Some(search),
             Err(e) => {
                 // Cannot happen with a position the game record holds; never leave the peer
                 // waiting for ever.
@@ -502,23 +502,22 @@ impl<'a> Session<'a> {
     }
 
     fn event(&mut self, event: Event) {
-        let Event::BestMove { best, .. } = event else {
+        let Event::BestMove { search, best, .. } = event else {
             return;
         };
         let Some(current) = &mut self.current else {
             return;
         };
-        if !current.searching {
+        if current.searching != Some(search) {
             return;
         }
-        current.searching = false;
+        current.searching = None;
         let elapsed = current.turn_started.elapsed();
         if let Some(clock) = &mut current.clock {
             *clock = clock.saturating_sub(elapsed);
         }
         let position = *current.game.position();
-        let legal = position.legal_moves();
-        let mv = best.and_then(|text| parse_move_in(&position, &text, &legal).ok());
+        let mv = best.filter(|mv| position.legal_moves().as_slice().contains(mv));
         let Some(mv) = mv else {
             // The engine has no move only when the game is over, which `our_turn` checks.
             log::error!("dxp: the engine gave no move in {}", write_fen(&position));
