@@ -533,3 +533,88 @@ fn a_dxp_engine_plays_through_its_port_and_pydraughts_replays_the_games() {
         assert!(run.stderr.contains(expected), "{all:?}: {}", run.stderr);
     }
 }
+
+/// A terminal's Ctrl-C: SIGINT to the whole process group (the match and the engines it
+/// started) in the middle of a match. Every game the match reported as finished is in the PDN,
+/// complete, and pydraughts replays each one; the file holds no half-written game.
+#[test]
+fn ctrl_c_leaves_every_finished_game_in_a_pdn_that_pydraughts_reads() {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+    let pdn = scratch("ctrl-c.pdn");
+    let stderr_path = scratch("ctrl-c.err");
+    let mut child = Command::new(DAMKA)
+        .args(["match", "--variant", "english", "--games", "200"])
+        .args([
+            "--concurrency",
+            "2",
+            "--movetime",
+            "20",
+            "--verbose",
+            "--seed",
+            "3",
+        ])
+        .arg("--pdn")
+        .arg(&pdn)
+        .arg("--engine")
+        .arg(engine("name=a"))
+        .arg("--engine")
+        .arg(engine("name=b"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .process_group(0)
+        .spawn()
+        .expect("start damka match");
+    let started = Instant::now();
+    let finished_games = |text: &str| text.matches("[Result ").count();
+    while finished_games(&std::fs::read_to_string(&pdn).unwrap_or_default()) < 3 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "fewer than 3 games in 120 s"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the match ended early");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Mid-game for the next games: both slots are playing.
+    std::thread::sleep(Duration::from_millis(300));
+    let group = format!("-{}", child.id());
+    let status = Command::new("kill")
+        .args(["-INT", "--", &group])
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -INT {group}");
+    let exit = loop {
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(180),
+            "the match did not end on SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(!exit.success(), "interrupted, yet a success: {exit:?}");
+    let progress = std::fs::read_to_string(&stderr_path).unwrap();
+    let reported = progress.lines().filter(|l| l.starts_with("game ")).count();
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    let in_file = finished_games(&text);
+    // The match writes and flushes a game before it reports it, so the file may hold a game
+    // whose report line the signal cut off, never fewer.
+    assert!(
+        in_file >= reported && in_file >= 3 && in_file < 200,
+        "{in_file} games in the PDN, {reported} reported:\n{progress}"
+    );
+    assert_eq!(
+        text.matches("[Event ").count(),
+        in_file,
+        "a partial game:\n{text}"
+    );
+    let reports = pydraughts_replay(&pdn, "english");
+    assert_eq!(reports.len(), in_file, "games pydraughts read");
+    for report in &reports {
+        assert!(report["illegal"].is_null(), "pydraughts: {report}");
+        assert_eq!(report["replayed"], report["moves"], "{report}");
+    }
+}
