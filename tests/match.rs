@@ -603,7 +603,7 @@ fn ctrl_c_leaves_every_finished_game_in_a_pdn_that_pydraughts_reads() {
     // The match writes and flushes a game before it reports it, so the file may hold a game
     // whose report line the signal cut off, never fewer.
     assert!(
-        in_file >= reported && in_file >= 3 && in_file < 200,
+        in_file >= reported && (3..200).contains(&in_file),
         "{in_file} games in the PDN, {reported} reported:\n{progress}"
     );
     assert_eq!(
