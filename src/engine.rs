@@ -176,7 +176,7 @@ impl std::error::Error for EngineError {}
 pub enum OptionKind {
     /// An integer in a range.
     Spin {
-        /// Default.
+        /// The value before any `setoption`.
         default: i64,
         /// Least allowed.
         min: i64,
@@ -185,12 +185,12 @@ pub enum OptionKind {
     },
     /// A boolean.
     Check {
-        /// Default.
+        /// The value before any `setoption`.
         default: bool,
     },
     /// One of a list of words.
     Combo {
-        /// Default.
+        /// The value before any `setoption`.
         default: &'static str,
         /// The words.
         values: Vec<&'static str>,
@@ -200,7 +200,7 @@ pub enum OptionKind {
     /// Free text (a file name); `<empty>` is written for the empty default, as UCI GUIs
     /// expect.
     Text {
-        /// Default.
+        /// The value before any `setoption`.
         default: &'static str,
     },
 }
@@ -219,88 +219,164 @@ pub const MAX_HASH_MB: i64 = 4096;
 /// Most `Threads`.
 pub const MAX_THREADS: i64 = 256;
 
-/// Every option, in listing order.
-pub fn option_specs() -> Vec<OptionSpec> {
-    vec![
-        OptionSpec {
-            name: "Hash",
-            kind: OptionKind::Spin {
-                default: 64,
-                min: 1,
-                max: MAX_HASH_MB,
-            },
-        },
-        OptionSpec {
-            name: "Threads",
-            kind: OptionKind::Spin {
-                default: 1,
-                min: 1,
-                max: MAX_THREADS,
-            },
-        },
-        OptionSpec {
-            name: "MultiPV",
-            kind: OptionKind::Spin {
-                default: 1,
-                min: 1,
-                max: 64,
-            },
-        },
-        OptionSpec {
-            name: "Ponder",
-            kind: OptionKind::Check { default: false },
-        },
-        OptionSpec {
-            name: "Move Overhead",
-            kind: OptionKind::Spin {
-                default: 30,
-                min: 0,
-                max: 5000,
-            },
-        },
-        OptionSpec {
-            name: "Variant",
-            kind: OptionKind::Combo {
+/// The change a checked option value makes, applied by [`Engine::apply`]: made by the option's
+/// own handler, so a value can only reach the option it was read for.
+type Apply = Box<dyn FnOnce(&mut Engine) -> Result<(), EngineError> + Send>;
+
+/// How an option's value is read and applied: its kind, bounds and apply function together
+/// (the shape of Stockfish's `Option(16, 1, MAX, on_change)`).
+enum Handler {
+    /// An integer in `min..=max`.
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+        apply: fn(&mut Engine, i64) -> Result<(), EngineError>,
+    },
+    /// `true` or `false`.
+    Check {
+        default: bool,
+        apply: fn(&mut Engine, bool) -> Result<(), EngineError>,
+    },
+    /// A variant's name (the `Variant` combo).
+    Variant {
+        apply: fn(&mut Engine, Variant) -> Result<(), EngineError>,
+    },
+    /// No value.
+    Button {
+        apply: fn(&mut Engine) -> Result<(), EngineError>,
+    },
+    /// A path, or empty (`<empty>`) for none: `read` loads and checks what the path names
+    /// without changing the engine, so a bad file is refused whole.
+    Path {
+        read: fn(&Engine, Option<&str>) -> Result<Apply, String>,
+    },
+}
+
+/// One entry of the option table.
+struct EngineOption {
+    name: &'static str,
+    handler: Handler,
+}
+
+impl EngineOption {
+    fn kind(&self) -> OptionKind {
+        match self.handler {
+            Handler::Spin {
+                default, min, max, ..
+            } => OptionKind::Spin { default, min, max },
+            Handler::Check { default, .. } => OptionKind::Check { default },
+            Handler::Variant { .. } => OptionKind::Combo {
                 default: Variant::default().name(),
                 values: Variant::ALL.iter().map(|v| v.name()).collect(),
             },
-        },
-        OptionSpec {
-            name: "Clear Hash",
-            kind: OptionKind::Button,
-        },
-        OptionSpec {
-            name: "EvalFile",
-            kind: OptionKind::Text { default: "" },
-        },
-        OptionSpec {
-            name: "EGTBPath",
-            kind: OptionKind::Text { default: "" },
-        },
-    ]
+            Handler::Button { .. } => OptionKind::Button,
+            Handler::Path { .. } => OptionKind::Text { default: "" },
+        }
+    }
 }
 
-/// One checked option value, ready to be set ([`Engine::check_option`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Setting {
-    /// `Hash`, MB.
-    Hash(usize),
-    /// `Threads`.
-    Threads(usize),
-    /// `MultiPV`.
-    MultiPv(usize),
-    /// `Move Overhead`, milliseconds.
-    MoveOverhead(u64),
-    /// `Ponder`.
-    Ponder(bool),
-    /// `Variant`: a new game of it.
-    Variant(Variant),
-    /// `Clear Hash`.
-    ClearHash,
-    /// `EvalFile`: `None` for the built-in weights, else the file name and its checked text.
-    EvalFile(Option<(String, String)>),
-    /// `EGTBPath`: `None` for no tables, else the directory and its checked tables.
-    EgtbPath(Option<LoadedTables>),
+impl EngineOption {
+    const fn spin(
+        name: &'static str,
+        default: i64,
+        (min, max): (i64, i64),
+        apply: fn(&mut Engine, i64) -> Result<(), EngineError>,
+    ) -> Self {
+        let handler = Handler::Spin {
+            default,
+            min,
+            max,
+            apply,
+        };
+        EngineOption { name, handler }
+    }
+}
+
+/// Every option, in listing order, with its handler.
+static OPTIONS: [EngineOption; 9] = [
+    EngineOption::spin("Hash", 64, (1, MAX_HASH_MB), Engine::set_hash),
+    EngineOption::spin("Threads", 1, (1, MAX_THREADS), |engine, threads| {
+        engine.options.threads = threads as usize;
+        Ok(())
+    }),
+    EngineOption::spin("MultiPV", 1, (1, 64), |engine, lines| {
+        engine.options.multipv = lines as usize;
+        Ok(())
+    }),
+    EngineOption {
+        name: "Ponder",
+        handler: Handler::Check {
+            default: false,
+            apply: |engine, flag| {
+                engine.options.ponder = flag;
+                Ok(())
+            },
+        },
+    },
+    EngineOption::spin("Move Overhead", 30, (0, 5000), |engine, ms| {
+        engine.options.move_overhead_ms = ms as u64;
+        Ok(())
+    }),
+    EngineOption {
+        name: "Variant",
+        handler: Handler::Variant {
+            apply: Engine::set_variant,
+        },
+    },
+    EngineOption {
+        name: "Clear Hash",
+        handler: Handler::Button {
+            apply: |engine| {
+                engine.refuse_while_searching("clear the hash")?;
+                engine.tt.clear();
+                Ok(())
+            },
+        },
+    },
+    EngineOption {
+        name: "EvalFile",
+        handler: Handler::Path {
+            read: Engine::read_eval_file,
+        },
+    },
+    EngineOption {
+        name: "EGTBPath",
+        handler: Handler::Path {
+            read: Engine::read_egtb_path,
+        },
+    },
+];
+
+/// Every option, in listing order.
+pub fn option_specs() -> Vec<OptionSpec> {
+    OPTIONS
+        .iter()
+        .map(|option| OptionSpec {
+            name: option.name,
+            kind: option.kind(),
+        })
+        .collect()
+}
+
+/// One checked option value, ready to be set ([`Engine::check_option`], [`Engine::apply`]).
+pub struct Setting {
+    /// The option's name, as listed.
+    name: &'static str,
+    apply: Apply,
+}
+
+impl Setting {
+    /// The option's name, as listed.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl fmt::Debug for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Setting").field("name", &self.name).finish()
+    }
 }
 
 /// Endgame tables loaded from a directory for one variant (compared by directory and
@@ -764,140 +840,156 @@ impl Engine {
     }
 
     /// Sets an option by name (case-insensitive, as UCI allows): [`Engine::check_option`],
-    /// then the change. Refused while searching for the options that touch the table or the
-    /// game (`Hash`, `Clear Hash`, `Variant`); the others take effect at the next `go`.
+    /// then [`Engine::apply`]. Refused while searching for the options that touch the table
+    /// or the game (`Hash`, `Clear Hash`, `Variant`, `EGTBPath`); the others take effect at
+    /// the next `go`.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
         let setting = self.check_option(name, value)?;
-        match setting {
-            Setting::Hash(megabytes) => {
-                if self.is_searching() {
-                    return Err(EngineError::Busy("resize the hash"));
-                }
-                // Free the old table first, so the two are never held at once; if the new
-                // size cannot be had, fall back to the old size.
-                self.tt = Arc::new(TranspositionTable::new(1));
-                match TranspositionTable::try_new(megabytes) {
-                    Ok(table) => {
-                        self.tt = Arc::new(table);
-                        self.options.hash_mb = megabytes;
-                    }
-                    Err(_) => {
-                        self.tt = Arc::new(TranspositionTable::new(self.options.hash_mb));
-                        return Err(EngineError::BadOptionValue {
-                            name: "Hash".into(),
-                            value: value.trim().to_string(),
-                            expected: format!(
-                                "a size this machine can allocate (kept {} MB)",
-                                self.options.hash_mb
-                            ),
-                        });
-                    }
-                }
-            }
-            Setting::Threads(threads) => self.options.threads = threads,
-            Setting::MultiPv(lines) => self.options.multipv = lines,
-            Setting::MoveOverhead(ms) => self.options.move_overhead_ms = ms,
-            Setting::Ponder(flag) => self.options.ponder = flag,
-            Setting::Variant(variant) => self.set_variant(variant)?,
-            Setting::ClearHash => {
-                if self.is_searching() {
-                    return Err(EngineError::Busy("clear the hash"));
-                }
-                self.tt.clear();
-            }
-            Setting::EgtbPath(loaded) => {
-                if self.is_searching() {
-                    return Err(EngineError::Busy("change the endgame tables"));
-                }
-                self.options.egtb_path = loaded.as_ref().map_or(String::new(), |l| l.path.clone());
-                self.egtb = loaded;
-            }
-            Setting::EvalFile(file) => match file {
-                None => {
-                    self.options.eval_file.clear();
-                    self.options.eval_text = None;
-                }
-                Some((path, text)) => {
-                    self.options.eval_file = path;
-                    self.options.eval_text = Some(text);
-                }
-            },
-        }
-        Ok(())
+        self.apply(setting)
+    }
+
+    /// Makes the change a checked value makes.
+    pub fn apply(&mut self, setting: Setting) -> Result<(), EngineError> {
+        (setting.apply)(self)
     }
 
     /// Reads an option's name and value without changing anything: the setting it would make,
-    /// or why it is refused. A weights file (`EvalFile`) is read and checked here, so that a
-    /// bad one is refused whole and the weights in force stay.
+    /// or why it is refused. A file the value names (`EvalFile`, `EGTBPath`) is read and
+    /// checked here, so that a bad one is refused whole and what is in force stays.
     pub fn check_option(&self, name: &str, value: &str) -> Result<Setting, EngineError> {
-        let spec = option_specs()
-            .into_iter()
-            .find(|spec| spec.name.eq_ignore_ascii_case(name.trim()))
+        let option = OPTIONS
+            .iter()
+            .find(|option| option.name.eq_ignore_ascii_case(name.trim()))
             .ok_or_else(|| EngineError::UnknownOption(name.trim().to_string()))?;
         let value = value.trim();
         let bad = |expected: String| EngineError::BadOptionValue {
-            name: spec.name.to_string(),
+            name: option.name.to_string(),
             value: value.to_string(),
             expected,
         };
-        let setting = match &spec.kind {
-            OptionKind::Spin { min, max, .. } => {
+        let apply: Apply = match option.handler {
+            Handler::Spin {
+                min, max, apply, ..
+            } => {
                 let number: i64 = value
                     .parse()
                     .ok()
-                    .filter(|n| (*min..=*max).contains(n))
+                    .filter(|n| (min..=max).contains(n))
                     .ok_or_else(|| bad(format!("an integer from {min} to {max}")))?;
-                match spec.name {
-                    "Hash" => Setting::Hash(number as usize),
-                    "Threads" => Setting::Threads(number as usize),
-                    "MultiPV" => Setting::MultiPv(number as usize),
-                    "Move Overhead" => Setting::MoveOverhead(number as u64),
-                    _ => unreachable!("every spin option is handled"),
-                }
+                Box::new(move |engine| apply(engine, number))
             }
-            OptionKind::Check { .. } => match value.to_ascii_lowercase().as_str() {
-                "true" => Setting::Ponder(true),
-                "false" => Setting::Ponder(false),
-                _ => return Err(bad("true or false".into())),
-            },
-            OptionKind::Combo { values, .. } => Setting::Variant(
-                value
-                    .parse()
-                    .map_err(|_| bad(format!("one of {}", values.join(", "))))?,
-            ),
-            OptionKind::Button => Setting::ClearHash,
-            OptionKind::Text { .. } if spec.name == "EGTBPath" => {
-                if value.is_empty() || value == "<empty>" {
-                    Setting::EgtbPath(None)
-                } else {
-                    Setting::EgtbPath(Some(
-                        load_tables(value, self.variant())
-                            .map_err(|e| bad(format!("a table directory ({e})")))?,
-                    ))
-                }
+            Handler::Check { apply, .. } => {
+                let flag = match value.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(bad("true or false".into())),
+                };
+                Box::new(move |engine| apply(engine, flag))
             }
-            OptionKind::Text { .. } => {
-                // `EvalFile`.
-                if value.is_empty() || value == "<empty>" {
-                    Setting::EvalFile(None)
-                } else {
-                    let text = std::fs::read_to_string(value)
-                        .map_err(|e| bad(format!("a readable weights file ({e})")))?;
-                    for_variant(self.variant())
-                        .parse_text(&text)
-                        .map_err(|e| bad(format!("a weights file ({e})")))?;
-                    Setting::EvalFile(Some((value.to_string(), text)))
-                }
+            Handler::Variant { apply } => {
+                let variant: Variant = value.parse().map_err(|_| {
+                    let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+                    bad(format!("one of {}", names.join(", ")))
+                })?;
+                Box::new(move |engine| apply(engine, variant))
+            }
+            Handler::Button { apply } => Box::new(apply),
+            Handler::Path { read } => {
+                let path = (!value.is_empty() && value != "<empty>").then_some(value);
+                read(self, path).map_err(bad)?
             }
         };
-        Ok(setting)
+        Ok(Setting {
+            name: option.name,
+            apply,
+        })
     }
 
-    /// Switches to another variant at its start position.
-    pub fn set_variant(&mut self, variant: Variant) -> Result<(), EngineError> {
+    /// `Err(Busy)` while a search runs.
+    fn refuse_while_searching(&self, what: &'static str) -> Result<(), EngineError> {
         if self.is_searching() {
-            return Err(EngineError::Busy("change the variant"));
+            Err(EngineError::Busy(what))
+        } else {
+            Ok(())
         }
+    }
+
+    /// `Hash`: a new, empty table of `megabytes`; if that much cannot be had, the old size is
+    /// kept (empty too: the old table is freed first, so the two are never held at once).
+    fn set_hash(&mut self, megabytes: i64) -> Result<(), EngineError> {
+        self.refuse_while_searching("resize the hash")?;
+        // The finished search's handle holds the last other reference to the table.
+        self.search = None;
+        let resized = match Arc::get_mut(&mut self.tt) {
+            Some(table) => table.try_resize(megabytes as usize, self.options.hash_mb),
+            None => {
+                // Still shared (cannot happen once the search is dropped): a fresh table.
+                self.tt = Arc::new(TranspositionTable::new(1));
+                let table = TranspositionTable::try_new(megabytes as usize);
+                let resized = table.is_ok();
+                self.tt = Arc::new(
+                    table.unwrap_or_else(|_| TranspositionTable::new(self.options.hash_mb)),
+                );
+                resized
+            }
+        };
+        if !resized {
+            return Err(EngineError::BadOptionValue {
+                name: "Hash".into(),
+                value: megabytes.to_string(),
+                expected: format!(
+                    "a size this machine can allocate (kept {} MB)",
+                    self.options.hash_mb
+                ),
+            });
+        }
+        self.options.hash_mb = megabytes as usize;
+        Ok(())
+    }
+
+    /// `EvalFile`: the file's text, checked as weights of the current variant (`None`: the
+    /// built-in weights).
+    fn read_eval_file(&self, path: Option<&str>) -> Result<Apply, String> {
+        let loaded = match path {
+            None => None,
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("a readable weights file ({e})"))?;
+                for_variant(self.variant())
+                    .parse_text(&text)
+                    .map_err(|e| format!("a weights file ({e})"))?;
+                Some((path.to_string(), text))
+            }
+        };
+        Ok(Box::new(move |engine| {
+            let (file, text) = loaded.unzip();
+            engine.options.eval_file = file.unwrap_or_default();
+            engine.options.eval_text = text;
+            Ok(())
+        }))
+    }
+
+    /// `EGTBPath`: the current variant's tables under the directory, every file checked
+    /// (`None`: no tables).
+    fn read_egtb_path(&self, path: Option<&str>) -> Result<Apply, String> {
+        let loaded = match path {
+            None => None,
+            Some(path) => Some(
+                load_tables(path, self.variant())
+                    .map_err(|e| format!("a table directory ({e})"))?,
+            ),
+        };
+        Ok(Box::new(move |engine| {
+            engine.refuse_while_searching("change the endgame tables")?;
+            engine.options.egtb_path = loaded.as_ref().map_or(String::new(), |l| l.path.clone());
+            engine.egtb = loaded;
+            Ok(())
+        }))
+    }
+
+    /// Switches to another variant at its start position (the `Variant` option).
+    pub fn set_variant(&mut self, variant: Variant) -> Result<(), EngineError> {
+        self.refuse_while_searching("change the variant")?;
         self.session = session_for(variant);
         // The tables follow the variant; a directory without tables of the new variant leaves
         // the engine without tables (the option keeps its value for a switch back).
@@ -991,4 +1083,72 @@ impl Drop for Engine {
 /// A fresh game of `variant` at its start position.
 pub fn session_for(variant: Variant) -> Box<dyn Session> {
     with_variant!(variant, R => Box::new(GameSession::<R> { game: Game::default() }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The listed default of every option is what a fresh engine has: setting each option to
+    /// its listed default changes nothing.
+    #[test]
+    fn listed_defaults_are_the_defaults_in_force() {
+        let (mut engine, _events) = Engine::new();
+        for spec in option_specs() {
+            let value = match spec.kind {
+                OptionKind::Spin { default, .. } => default.to_string(),
+                OptionKind::Check { default } => default.to_string(),
+                OptionKind::Combo { default, .. } => default.to_string(),
+                OptionKind::Text { default } => default.to_string(),
+                OptionKind::Button => continue,
+            };
+            engine.set_option(spec.name, &value).unwrap();
+            assert_eq!(engine.options(), &Options::default(), "{}", spec.name);
+            assert_eq!(engine.variant(), Variant::default(), "{}", spec.name);
+        }
+    }
+
+    /// A value is checked against its option's own kind and bounds, and a refused value
+    /// changes nothing.
+    #[test]
+    fn each_option_reads_its_own_kind() {
+        let (mut engine, _events) = Engine::new();
+        engine.set_option("hash", " 2 ").unwrap();
+        engine.set_option("MULTIPV", "3").unwrap();
+        engine.set_option("Move Overhead", "0").unwrap();
+        engine.set_option("Ponder", "TRUE").unwrap();
+        engine.set_option("Variant", "english").unwrap();
+        let before = engine.options().clone();
+        assert_eq!(before.hash_mb, 2);
+        assert_eq!(before.multipv, 3);
+        assert_eq!(before.move_overhead_ms, 0);
+        assert!(before.ponder);
+        assert_eq!(engine.variant(), Variant::English);
+        for (name, value) in [
+            ("Hash", "0"),
+            ("Hash", "4097"),
+            ("Threads", "two"),
+            ("Ponder", "1"),
+            ("Variant", "chess"),
+            ("EvalFile", "/no/such/file"),
+            ("EGTBPath", "/no/such/dir"),
+        ] {
+            let error = engine.set_option(name, value).unwrap_err();
+            assert!(
+                matches!(error, EngineError::BadOptionValue { .. }),
+                "{name} {value}: {error}"
+            );
+            assert_eq!(engine.options(), &before, "{name} {value}");
+            assert_eq!(engine.variant(), Variant::English);
+        }
+        assert!(matches!(
+            engine.set_option("Hashes", "1"),
+            Err(EngineError::UnknownOption(_))
+        ));
+        engine.set_option("Clear Hash", "").unwrap();
+        assert_eq!(
+            engine.check_option("ponder", "false").unwrap().name(),
+            "Ponder"
+        );
+    }
 }

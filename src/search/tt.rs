@@ -300,9 +300,27 @@ impl TranspositionTable {
     /// Reallocates the table for `mb` megabytes (as [`TranspositionTable::new`]); the
     /// contents are lost and the generation restarts.
     pub fn resize(&mut self, mb: usize) {
-        // Free the old table first so both are never held at once.
+        assert!(
+            self.try_resize(mb, mb),
+            "memory for the transposition table"
+        );
+    }
+
+    /// Reallocates the table for `mb` megabytes, or for `fallback_mb` when `mb` cannot be had;
+    /// true when the table has `mb`. The old table is freed first, so the two are never held
+    /// at once; the contents are lost either way.
+    pub fn try_resize(&mut self, mb: usize, fallback_mb: usize) -> bool {
         self.buckets = Vec::new();
-        *self = TranspositionTable::new(mb);
+        match TranspositionTable::try_new(mb) {
+            Ok(table) => {
+                *self = table;
+                true
+            }
+            Err(_) => {
+                *self = TranspositionTable::new(fallback_mb);
+                false
+            }
+        }
     }
 
     /// Empties every entry and resets the generation (for a new game). Large tables are
