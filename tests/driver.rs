@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::peer::Peer;
+use common::peer::{Peer, damka_command};
 use damka::protocol::hub::parse_command as parse_hub;
 use damka::protocol::uci::{Command as UciCommand, parse_command as parse_uci};
 use proptest::prelude::*;
@@ -518,7 +518,7 @@ fn session(protocol: Protocol, actions: &[Action], end_by_quit: bool, end_search
     } else {
         peer.close();
     }
-    let (status, rest) = peer.exit(SETTLE);
+    let (status, rest, _) = peer.exit(SETTLE);
     if status.code() != Some(0) {
         peer.fail(&format!("exit status {status}"));
     }
@@ -568,19 +568,12 @@ proptest! {
 #[test]
 fn a_closed_stdout_ends_the_engine_quietly() {
     use std::io::{Read, Write};
-    use std::process::{Command, Stdio};
     let _turn = serial();
     for (args, start) in [
         (&[][..], "uci\ngo infinite\n"),
         (&["hub"][..], "hub\ninit\ngo analyze\n"),
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_damka"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("damka starts");
+        let mut child = damka_command(args).spawn().expect("damka starts");
         let mut stdin = child.stdin.take().expect("piped stdin");
         stdin.write_all(start.as_bytes()).expect("damka reads");
         stdin.flush().expect("damka reads");

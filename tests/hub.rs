@@ -15,18 +15,17 @@
 
 mod common;
 
+use common::hub::{done_move_required, hub_pos_10x10, hub_text, legal_hub_moves, normalised};
+use common::peer::{Peer, damka_command};
+use common::process::DAMKA;
 use common::{repo_root, venv_python};
-use damka::notation::fen::parse_fen;
-use damka::notation::number_of_bit;
+use damka::Position;
 use damka::rules::{English, International, Russian};
-use damka::{Bits, Position, Rules};
-use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::process::{Child, Command};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Mutex, MutexGuard};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -36,130 +35,66 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-const DAMKA: &str = env!("CARGO_BIN_EXE_damka");
-
 const START_10X10: &str = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
 const START_8X8: &str = "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww";
 
 /// `damka hub` with all three streams piped and logging off.
 fn spawn_hub() -> Child {
-    Command::new(DAMKA)
-        .arg("hub")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("damka hub starts")
+    damka_command(&["hub"]).spawn().expect("damka hub starts")
 }
 
-/// A `damka hub` child with a line reader on its stdout and a collector on its stderr.
+/// A running `damka hub` ([`Peer`]) and the Hub exchanges the tests repeat.
 struct Hub {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    stderr: Option<JoinHandle<String>>,
-    /// Everything read so far, for failure messages.
-    transcript: Vec<String>,
+    peer: Peer,
 }
 
 impl Hub {
     fn start() -> Hub {
-        let mut child = spawn_hub();
-        let stdin = child.stdin.take().expect("stdin piped");
-        let stdout = child.stdout.take().expect("stdout piped");
-        let mut stderr = child.stderr.take().expect("stderr piped");
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stderr = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = stderr.read_to_string(&mut text);
-            text
-        });
         Hub {
-            child,
-            stdin,
-            lines,
-            stderr: Some(stderr),
-            transcript: Vec::new(),
+            peer: Peer::start(&["hub"]),
         }
     }
 
     fn send(&mut self, line: &str) {
-        self.transcript.push(format!("> {line}"));
-        writeln!(self.stdin, "{line}").expect("damka reads stdin");
-        self.stdin.flush().expect("damka reads stdin");
+        self.peer.send(line);
     }
 
     /// The next line, or `None` after `timeout`.
     fn next_line(&mut self, timeout: Duration) -> Option<String> {
-        match self.lines.recv_timeout(timeout) {
-            Ok(line) => {
-                self.transcript.push(format!("< {line}"));
-                Some(line)
-            }
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => None,
-        }
+        self.peer
+            .next_before(Instant::now() + timeout)
+            .map(|(_, line)| line)
     }
 
     /// The next line; fails after `timeout`.
     fn line(&mut self, timeout: Duration) -> String {
         self.next_line(timeout).unwrap_or_else(|| {
-            panic!(
-                "no line from damka within {timeout:?}; transcript:\n{}",
-                self.transcript.join("\n")
-            )
+            self.peer
+                .fail(&format!("no line from damka within {timeout:?}"))
         })
     }
 
     /// Lines up to and including the first that starts with `prefix`.
     fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
-        let deadline = Instant::now() + timeout;
-        let mut lines = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self.next_line(left).unwrap_or_else(|| {
-                panic!(
-                    "no '{prefix}' line within {timeout:?}; transcript:\n{}",
-                    self.transcript.join("\n")
-                )
-            });
-            let done = line.starts_with(prefix);
-            lines.push(line);
-            if done {
-                return lines;
-            }
-        }
+        self.peer
+            .until(timeout, |line| line.starts_with(prefix))
+            .into_iter()
+            .map(|(_, line)| line)
+            .collect()
     }
 
     /// Asserts that nothing arrives for `quiet`.
     fn silent(&mut self, quiet: Duration, why: &str) {
-        if let Some(line) = self.next_line(quiet) {
-            panic!(
-                "{why}: unexpected line '{line}'; transcript:\n{}",
-                self.transcript.join("\n")
-            );
-        }
+        self.peer.silent(quiet, why);
     }
 
     /// `ping` answered by `pong` and nothing else: everything before was silent.
     fn ping(&mut self, why: &str) {
         self.send("ping");
         let line = self.line(Duration::from_secs(5));
-        assert_eq!(
-            line,
-            "pong",
-            "{why}; transcript:\n{}",
-            self.transcript.join("\n")
-        );
+        if line != "pong" {
+            self.peer.fail(&format!("{why}: '{line}' instead of pong"));
+        }
     }
 
     /// The start-up exchange; returns the `id` and `param` lines.
@@ -174,29 +109,9 @@ impl Hub {
     /// `quit`: the process exits with 0 and wrote nothing on stderr.
     fn quit(mut self) {
         self.send("quit");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("wait for damka") {
-                break status;
-            }
-            assert!(Instant::now() < deadline, "damka did not exit after quit");
-            std::thread::sleep(Duration::from_millis(5));
-        };
+        let (status, _, stderr) = self.peer.exit(Duration::from_secs(5));
         assert!(status.success(), "damka hub exited with {status}");
-        let stderr = self
-            .stderr
-            .take()
-            .expect("stderr collector")
-            .join()
-            .unwrap();
         assert!(stderr.is_empty(), "damka wrote on stderr: {stderr}");
-    }
-}
-
-impl Drop for Hub {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -238,90 +153,6 @@ fn assert_key_values(line: &str) {
             "bad value in '{line}'"
         );
     }
-}
-
-/// The legal moves of a PDN FEN in Hub text with PDN numbering (captures list every
-/// captured square, sorted), as a set of (from, to, captured) keys.
-fn legal_hub_moves<R: Rules>(fen: &str) -> BTreeSet<String> {
-    let position: Position<R> = parse_fen::<R>(fen).expect("test FEN");
-    position
-        .legal_moves()
-        .iter()
-        .map(|mv| {
-            let mut captured: Vec<u32> = Bits(mv.captured)
-                .map(|bit| number_of_bit::<R>(bit as u8))
-                .collect();
-            captured.sort_unstable();
-            let ends = [number_of_bit::<R>(mv.from), number_of_bit::<R>(mv.to)];
-            if captured.is_empty() {
-                format!("{}-{}", ends[0], ends[1])
-            } else {
-                let mut parts: Vec<String> = ends.iter().map(u32::to_string).collect();
-                parts.extend(captured.iter().map(u32::to_string));
-                parts.join("x")
-            }
-        })
-        .collect()
-}
-
-/// A Hub move with its captured squares sorted, to compare with [`legal_hub_moves`].
-fn normalised(hub_move: &str) -> String {
-    if !hub_move.contains('x') {
-        return hub_move.to_string();
-    }
-    let parts: Vec<u32> = hub_move
-        .split('x')
-        .map(|p| p.parse().expect("numeric square"))
-        .collect();
-    let mut captured = parts[2..].to_vec();
-    captured.sort_unstable();
-    let mut all = parts[..2].to_vec();
-    all.extend(captured);
-    all.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
-}
-
-/// The Hub position string of a 10x10 PDN FEN.
-fn hub_pos_10x10(fen: &str) -> String {
-    let position: Position<International> = parse_fen(fen).expect("test FEN");
-    let mut text = String::from(match position.side_to_move() {
-        damka::Color::White => "W",
-        damka::Color::Black => "B",
-    });
-    for number in 1..=50 {
-        let bit = damka::notation::bit_of_number::<International>(number).unwrap();
-        let mask = 1u64 << bit;
-        let king = position.kings() & mask != 0;
-        let c = if position.pieces(damka::Color::White) & mask != 0 {
-            if king { 'W' } else { 'w' }
-        } else if position.pieces(damka::Color::Black) & mask != 0 {
-            if king { 'B' } else { 'b' }
-        } else {
-            'e'
-        };
-        text.push(c);
-    }
-    text
-}
-
-/// The move of a `done` line, checked for form: `done move=M` or `done move=M ponder=P`.
-fn done_move(line: &str) -> String {
-    let mut words = line.split(' ');
-    assert_eq!(words.next(), Some("done"), "not a done line: {line}");
-    let best = words
-        .next()
-        .and_then(|w| w.strip_prefix("move="))
-        .unwrap_or_else(|| panic!("done without move= first: {line}"));
-    if let Some(ponder) = words.next() {
-        assert!(ponder.starts_with("ponder="), "bad done line: {line}");
-    }
-    assert_eq!(words.next(), None, "extra field in: {line}");
-    let well_formed = |m: &str| {
-        m.split(['-', 'x']).all(|p| p.parse::<u32>().is_ok())
-            && (m.matches('-').count() == 1 && !m.contains('x')
-                || !m.contains('-') && m.matches('x').count() >= 2)
-    };
-    assert!(well_formed(best), "bad move text in: {line}");
-    best.to_string()
 }
 
 #[test]
@@ -404,7 +235,7 @@ fn start_up_params_ping_and_stop() {
             .iter()
             .all(|l| l.starts_with("info "))
     );
-    let best = done_move(rest.last().unwrap());
+    let best = done_move_required(rest.last().unwrap());
     let fen = "W:W31-50:B1-20";
     assert!(legal_hub_moves::<International>(fen).contains(&normalised(&best)));
     hub.silent(Duration::from_millis(300), "one done per go");
@@ -435,7 +266,7 @@ fn ponder_flow_gives_one_done_per_go() {
     hub.send("ponder-hit");
     let lines = hub.until("done", Duration::from_secs(5));
     let fen = "W:W31,33-50,28:B1-17,19,20,23";
-    let best = done_move(lines.last().unwrap());
+    let best = done_move_required(lines.last().unwrap());
     assert!(
         legal_hub_moves::<International>(fen).contains(&normalised(&best)),
         "{best} in {fen}"
@@ -449,13 +280,13 @@ fn ponder_flow_gives_one_done_per_go() {
     std::thread::sleep(Duration::from_millis(150));
     hub.send("stop");
     let lines = hub.until("done", Duration::from_secs(2));
-    done_move(lines.last().unwrap());
+    done_move_required(lines.last().unwrap());
     hub.silent(Duration::from_millis(200), "one done after stop");
     hub.send(&format!("pos pos={START_10X10} moves=\"32-28 19-23\""));
     hub.send("level time=3 inc=0.1");
     hub.send("go think");
     let lines = hub.until("done", Duration::from_secs(5));
-    assert_eq!(done_move(lines.last().unwrap()), "28x19x23");
+    assert_eq!(done_move_required(lines.last().unwrap()), "28x19x23");
     hub.silent(Duration::from_millis(300), "one done after go think");
 
     // A ponder search on a forced move finishes at once but still waits for ponder-hit.
@@ -466,7 +297,7 @@ fn ponder_flow_gives_one_done_per_go() {
     hub.ping("ping while pondering");
     hub.send("ponder-hit");
     let lines = hub.until("done", Duration::from_secs(5));
-    assert_eq!(done_move(lines.last().unwrap()), "28x19x23");
+    assert_eq!(done_move_required(lines.last().unwrap()), "28x19x23");
     hub.silent(Duration::from_millis(200), "one done");
 
     // go analyze runs until stop.
@@ -475,7 +306,7 @@ fn ponder_flow_gives_one_done_per_go() {
     hub.silent_except_info(Duration::from_millis(300));
     hub.send("stop");
     let lines = hub.until("done", Duration::from_secs(2));
-    done_move(lines.last().unwrap());
+    done_move_required(lines.last().unwrap());
     hub.silent(Duration::from_millis(200), "one done after analyze");
     hub.quit();
 }
@@ -485,11 +316,9 @@ impl Hub {
     fn silent_except_info(&mut self, quiet: Duration) {
         let deadline = Instant::now() + quiet;
         while let Some(line) = self.next_line(deadline.saturating_duration_since(Instant::now())) {
-            assert!(
-                line.starts_with("info "),
-                "unexpected '{line}'; transcript:\n{}",
-                self.transcript.join("\n")
-            );
+            if !line.starts_with("info ") {
+                self.peer.fail(&format!("unexpected '{line}'"));
+            }
         }
     }
 }
@@ -515,7 +344,7 @@ fn move_time_and_clocks_are_kept() {
         let lines = hub.until("done", Duration::from_secs(5));
         let took = started.elapsed();
         slowest = slowest.max(took);
-        let best = done_move(lines.last().unwrap());
+        let best = done_move_required(lines.last().unwrap());
         assert!(legal.contains(&normalised(&best)), "{best} in {fen}");
         for line in &lines[..lines.len() - 1] {
             assert_key_values(line);
@@ -548,7 +377,7 @@ fn move_time_and_clocks_are_kept() {
             "{level}: {:?}",
             started.elapsed()
         );
-        let best = done_move(lines.last().unwrap());
+        let best = done_move_required(lines.last().unwrap());
         assert!(legal_hub_moves::<International>(fen).contains(&normalised(&best)));
     }
 
@@ -572,32 +401,16 @@ fn move_time_and_clocks_are_kept() {
         clock -= started.elapsed().as_secs_f64();
         assert!(clock > 0.0, "the clock ran out after {} moves", moves.len());
         clock += inc;
-        let best = done_move(lines.last().unwrap());
+        let best = done_move_required(lines.last().unwrap());
         let mv = *position
             .legal_moves()
             .iter()
-            .find(|m| normalised(&best) == hub_text_pdn::<International>(m))
+            .find(|m| normalised(&best) == hub_text::<International>(m))
             .unwrap_or_else(|| panic!("{best} is not legal"));
         position = position.play(&mv);
         moves.push(best);
     }
     hub.quit();
-}
-
-/// A move in Hub text, PDN numbering, captured squares sorted.
-fn hub_text_pdn<R: Rules>(mv: &damka::Move) -> String {
-    let mut captured: Vec<u32> = Bits(mv.captured)
-        .map(|bit| number_of_bit::<R>(bit as u8))
-        .collect();
-    captured.sort_unstable();
-    let (from, to) = (number_of_bit::<R>(mv.from), number_of_bit::<R>(mv.to));
-    if captured.is_empty() {
-        format!("{from}-{to}")
-    } else {
-        let mut parts = vec![from.to_string(), to.to_string()];
-        parts.extend(captured.iter().map(u32::to_string));
-        parts.join("x")
-    }
 }
 
 #[test]
@@ -618,7 +431,7 @@ fn captures_list_every_captured_square_and_bad_input_is_ignored() {
         hub.send("level depth=2");
         hub.send("go think");
         let lines = hub.until("done", Duration::from_secs(5));
-        let best = done_move(lines.last().unwrap());
+        let best = done_move_required(lines.last().unwrap());
         assert!(
             legal.contains(&normalised(&best)),
             "{best} not in {legal:?}"
@@ -636,7 +449,7 @@ fn captures_list_every_captured_square_and_bad_input_is_ignored() {
     hub.send("go think");
     let lines = hub.until("done", Duration::from_secs(5));
     let fen_now = "W:W31,33-50:B1-13,15-18,20,23";
-    let best = done_move(lines.last().unwrap());
+    let best = done_move_required(lines.last().unwrap());
     assert!(legal_hub_moves::<International>(fen_now).contains(&normalised(&best)));
 
     // Bad positions and moves change nothing and print nothing.
@@ -664,7 +477,7 @@ fn captures_list_every_captured_square_and_bad_input_is_ignored() {
     hub.send("level depth=1");
     hub.send("go think");
     let lines = hub.until("done", Duration::from_secs(5));
-    let best = done_move(lines.last().unwrap());
+    let best = done_move_required(lines.last().unwrap());
     assert!(
         legal_hub_moves::<International>(fen_now).contains(&normalised(&best)),
         "{best} is not legal in the last good position {fen_now}"
@@ -685,7 +498,7 @@ fn eight_by_eight_numberings_follow_pydraughts() {
     hub.send("level depth=3");
     hub.send("go think");
     let lines = hub.until("done", Duration::from_secs(5));
-    let best = done_move(lines.last().unwrap());
+    let best = done_move_required(lines.last().unwrap());
     assert!(
         legal_hub_moves::<English>("B:W21-32:B1-12").contains(&best),
         "english start: {best}"
@@ -695,7 +508,7 @@ fn eight_by_eight_numberings_follow_pydraughts() {
     hub.send("level depth=3");
     hub.send("go think");
     let lines = hub.until("done", Duration::from_secs(5));
-    let best = done_move(lines.last().unwrap());
+    let best = done_move_required(lines.last().unwrap());
     assert!(
         legal_hub_moves::<English>("W:W21-32:B1-10,12,15").contains(&best),
         "english reply: {best}"
@@ -708,7 +521,7 @@ fn eight_by_eight_numberings_follow_pydraughts() {
     hub.send("level depth=3");
     hub.send("go think");
     let lines = hub.until("done", Duration::from_secs(5));
-    let best = done_move(lines.last().unwrap());
+    let best = done_move_required(lines.last().unwrap());
     let openings = ["9-13", "10-13", "10-14", "11-14", "11-15", "12-15", "12-16"];
     assert!(openings.contains(&best.as_str()), "russian start: {best}");
     // c3-d4 (10-14 from a1) f6-e5 (23-18 from a1 ...): White must take e5 from d4.
@@ -716,7 +529,7 @@ fn eight_by_eight_numberings_follow_pydraughts() {
     hub.send("level depth=3");
     hub.send("go think");
     let lines = hub.until("done", Duration::from_secs(5));
-    let best = done_move(lines.last().unwrap());
+    let best = done_move_required(lines.last().unwrap());
     // d4 = 14 and e5 = 19 from a1; the man lands on f6 = 23 from a1.
     assert_eq!(best, "14x23x19", "russian capture");
     // The same in PDN: c3 = 22, d4 = 18, f6 = 11, e5 = 15; 18x11 takes 15.

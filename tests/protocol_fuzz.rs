@@ -30,22 +30,19 @@
 mod common;
 
 use common::SplitMix as Rng;
+use common::hub::{done_move, hub_pos_10x10, hub_text, legal_hub_moves, normalised};
+use common::peer::{Peer, shown};
 use damka::engine::{OptionKind, Session, option_specs, session_for};
 use damka::notation::fen::parse_fen;
-use damka::notation::{bit_of_number, number_of_bit};
+use damka::notation::number_of_bit;
 use damka::protocol::hub::parse_command as parse_hub;
 use damka::protocol::uci::{Command as Uci, parse_command as parse_uci};
 use damka::rules::{English, International};
-use damka::{Bits, Color, Position, Rules, Variant};
+use damka::{Position, Rules, Variant};
 use std::collections::{BTreeSet, VecDeque};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::process::ExitStatus;
 use std::sync::{LazyLock, Mutex, MutexGuard};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-
-const DAMKA: &str = env!("CARGO_BIN_EXE_damka");
 
 /// Longest wait for an answer that must come.
 const WAIT: Duration = Duration::from_secs(20);
@@ -90,131 +87,35 @@ fn mixed_lines(default: usize) -> usize {
 // ---------------------------------------------------------------------------------------------
 // A damka process on pipes
 
-/// A running `damka`: its stdin fed by a writer thread (so that the test never blocks on a
-/// full pipe), its stdout as a channel of lines, its stderr collected.
+/// A running `damka` ([`Peer`]) whose failures name the seed that replays the test.
 struct Engine {
-    child: Child,
-    input: Option<Sender<Vec<u8>>>,
-    lines: Receiver<String>,
-    stderr: Option<JoinHandle<String>>,
-    /// The last lines in both directions, for failure messages.
-    recent: VecDeque<String>,
-    seed: u64,
-}
-
-/// A line cut short for a failure message.
-fn shown(text: &str) -> String {
-    let mut short: String = text.chars().take(160).collect();
-    if short.len() < text.len() {
-        short.push_str(&format!("... ({} bytes)", text.len()));
-    }
-    short
+    peer: Peer,
 }
 
 impl Engine {
     fn start(args: &[&str], seed: u64) -> Engine {
-        let mut child = Command::new(DAMKA)
-            .args(args)
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("damka starts");
-        let mut stdin = child.stdin.take().expect("piped stdin");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let mut stderr = child.stderr.take().expect("piped stderr");
-        let (input, chunks) = mpsc::channel::<Vec<u8>>();
-        std::thread::spawn(move || {
-            for chunk in chunks {
-                if stdin
-                    .write_all(&chunk)
-                    .and_then(|()| stdin.flush())
-                    .is_err()
-                {
-                    break;
-                }
-            }
-        });
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut buffer = Vec::new();
-            loop {
-                buffer.clear();
-                match reader.read_until(b'\n', &mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-                if buffer.last() == Some(&b'\n') {
-                    buffer.pop();
-                }
-                let line = String::from_utf8_lossy(&buffer).into_owned();
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stderr = std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = stderr.read_to_end(&mut bytes);
-            String::from_utf8_lossy(&bytes).into_owned()
-        });
+        let note = format!("(seed {seed}; replay with DAMKA_FUZZ_SEED)");
         Engine {
-            child,
-            input: Some(input),
-            lines,
-            stderr: Some(stderr),
-            recent: VecDeque::new(),
-            seed,
+            peer: Peer::start(args).with_note(note),
         }
-    }
-
-    fn remember(&mut self, entry: String) {
-        if self.recent.len() == 80 {
-            self.recent.pop_front();
-        }
-        self.recent.push_back(entry);
     }
 
     fn fail(&self, message: &str) -> ! {
-        let recent: Vec<&str> = self.recent.iter().map(String::as_str).collect();
-        panic!(
-            "{message}\n(seed {}; replay with DAMKA_FUZZ_SEED)\nlast lines:\n{}",
-            self.seed,
-            recent.join("\n")
-        )
+        self.peer.fail(message)
     }
 
     /// Queues bytes for the engine's stdin; returns at once.
     fn send_bytes(&mut self, bytes: Vec<u8>) {
-        for line in String::from_utf8_lossy(&bytes).lines() {
-            self.remember(format!("> {}", shown(line)));
-        }
-        let sent = self.input.as_ref().map(|input| input.send(bytes));
-        if !matches!(sent, Some(Ok(()))) {
-            self.fail("damka no longer reads its input");
-        }
+        self.peer.send_bytes(&bytes);
     }
 
     fn send(&mut self, line: &str) {
-        self.send_bytes(format!("{line}\n").into_bytes());
+        self.peer.send(line);
     }
 
     /// The next line before `deadline`; `None` at the deadline; fails if stdout closed.
     fn next_before(&mut self, deadline: Instant) -> Option<String> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(left) {
-            Ok(line) => {
-                self.remember(format!("< {}", shown(&line)));
-                Some(line)
-            }
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => {
-                let status = self.child.try_wait().ok().flatten();
-                self.fail(&format!("damka closed its stdout (exit status {status:?})"))
-            }
-        }
+        self.peer.line_or_timeout(deadline)
     }
 
     /// The next line; fails after [`WAIT`].
@@ -228,38 +129,17 @@ impl Engine {
 
     /// Asserts that nothing arrives for `quiet`.
     fn silent(&mut self, quiet: Duration, why: &str) {
-        if let Some(line) = self.next_before(Instant::now() + quiet) {
-            self.fail(&format!("{why}: unexpected line {}", shown(&line)));
-        }
+        self.peer.silent(quiet, why);
     }
 
     /// Ends the input (EOF).
     fn close(&mut self) {
-        self.input = None;
+        self.peer.close();
     }
 
     /// Waits for the exit after `quit` or EOF: the status, what stdout still held, stderr.
     fn exit(&mut self, within: Duration) -> (ExitStatus, Vec<String>, String) {
-        let deadline = Instant::now() + within;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("wait for damka") {
-                break status;
-            }
-            if Instant::now() > deadline {
-                self.fail(&format!("damka did not exit within {within:?}"));
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        };
-        let mut rest = Vec::new();
-        loop {
-            match self.lines.recv_timeout(Duration::from_secs(5)) {
-                Ok(line) => rest.push(line),
-                Err(RecvTimeoutError::Disconnected) => break,
-                Err(RecvTimeoutError::Timeout) => self.fail("stdout stays open after the exit"),
-            }
-        }
-        let stderr = self.stderr.take().expect("stderr collector").join();
-        (status, rest, stderr.unwrap_or_default())
+        self.peer.exit(within)
     }
 
     /// `quit` (or EOF): exit status 0, nothing more on stdout but `extra_ok` lines, and
@@ -277,13 +157,6 @@ impl Engine {
         for line in rest {
             assert!(extra_ok(&line), "unexpected line at the exit: {line}");
         }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -1506,95 +1379,6 @@ const HUB_COMMANDS: &[&str] = &[
     "stop",
     "quit",
 ];
-
-/// A move in Hub text with PDN numbers (the English and international layouts): `from-to`,
-/// or `from x to x` every captured square in ascending order.
-fn hub_text<R: Rules>(mv: &damka::Move) -> String {
-    let mut captured: Vec<u32> = Bits(mv.captured)
-        .map(|bit| number_of_bit::<R>(bit as u8))
-        .collect();
-    captured.sort_unstable();
-    let (from, to) = (number_of_bit::<R>(mv.from), number_of_bit::<R>(mv.to));
-    if captured.is_empty() {
-        format!("{from}-{to}")
-    } else {
-        let mut parts = vec![from.to_string(), to.to_string()];
-        parts.extend(captured.iter().map(u32::to_string));
-        parts.join("x")
-    }
-}
-
-/// The legal moves of a PDN FEN in Hub text.
-fn legal_hub_moves<R: Rules>(fen: &str) -> BTreeSet<String> {
-    let position: Position<R> = parse_fen::<R>(fen).expect("test FEN");
-    position.legal_moves().iter().map(hub_text::<R>).collect()
-}
-
-/// A Hub move with its captured squares sorted.
-fn normalised(hub_move: &str) -> String {
-    if !hub_move.contains('x') {
-        return hub_move.to_string();
-    }
-    let parts: Vec<u32> = hub_move
-        .split('x')
-        .map(|p| p.parse().unwrap_or(0))
-        .collect();
-    let mut all = parts[..2.min(parts.len())].to_vec();
-    let mut captured = parts[2.min(parts.len())..].to_vec();
-    captured.sort_unstable();
-    all.extend(captured);
-    all.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
-}
-
-/// The Hub position string of a 10x10 PDN FEN (PDN numbering, `W` White).
-fn hub_pos_10x10(fen: &str) -> String {
-    let position: Position<International> = parse_fen(fen).expect("test FEN");
-    let mut text = String::from(match position.side_to_move() {
-        Color::White => "W",
-        Color::Black => "B",
-    });
-    for number in 1..=50 {
-        let mask = 1u64 << bit_of_number::<International>(number).expect("a square");
-        let king = position.kings() & mask != 0;
-        text.push(if position.pieces(Color::White) & mask != 0 {
-            if king { 'W' } else { 'w' }
-        } else if position.pieces(Color::Black) & mask != 0 {
-            if king { 'B' } else { 'b' }
-        } else {
-            'e'
-        });
-    }
-    text
-}
-
-/// The move of a well-formed `done` line (`None` for a bare `done`), or what is wrong with it.
-fn done_move(line: &str) -> Result<Option<String>, String> {
-    if line == "done" {
-        return Ok(None);
-    }
-    let mut words = line.split(' ');
-    let best = match (words.next(), words.next()) {
-        (Some("done"), Some(word)) => word
-            .strip_prefix("move=")
-            .ok_or_else(|| format!("done without move= first: {line}"))?,
-        _ => return Err(format!("not a done line: {line}")),
-    };
-    if let Some(ponder) = words.next()
-        && !ponder.starts_with("ponder=")
-    {
-        return Err(format!("bad done line: {line}"));
-    }
-    if words.next().is_some() {
-        return Err(format!("extra field in: {line}"));
-    }
-    let well_formed = best.split(['-', 'x']).all(|p| p.parse::<u32>().is_ok())
-        && (best.matches('-').count() == 1 && !best.contains('x')
-            || !best.contains('-') && best.matches('x').count() >= 2);
-    if !well_formed {
-        return Err(format!("bad move text in: {line}"));
-    }
-    Ok(Some(best.to_string()))
-}
 
 /// True when the `done` line answers a position with these legal moves (Hub text).
 fn legal_done(line: &str, legal: &BTreeSet<String>) -> bool {

@@ -4,10 +4,11 @@
 //! engine fails a test instead of hanging it. The tests run one at a time (a global lock): the
 //! timing checks must not compete with each other for the CPU.
 
+mod common;
+
+use common::peer::{Peer, Silence};
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::process::ExitStatus;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -19,11 +20,9 @@ const AFTER_11_15_23_19: &str =
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// A running `damka`, its stdin, and its stdout as a channel of lines.
+/// A running `damka` ([`Peer`]) holding this file's turn, and the exchanges the tests repeat.
 struct Damka {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+    peer: Peer,
     _serial: MutexGuard<'static, ()>,
 }
 
@@ -42,71 +41,43 @@ impl Damka {
         let serial = SERIAL
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let mut child = Command::new(env!("CARGO_BIN_EXE_damka"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("damka starts");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (sender, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
         Damka {
-            child,
-            stdin,
-            lines,
+            peer: Peer::start(&[]),
             _serial: serial,
         }
     }
 
     fn send(&mut self, line: &str) {
-        self.send_bytes(format!("{line}\n").as_bytes());
+        self.peer.send(line);
     }
 
     fn send_bytes(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().expect("stdin is open");
-        stdin.write_all(bytes).expect("damka reads its stdin");
-        stdin.flush().expect("damka reads its stdin");
+        self.peer.send_bytes(bytes);
     }
 
     /// Closes stdin (end of input).
     fn close(&mut self) {
-        self.stdin = None;
+        self.peer.close();
     }
 
     /// The next line, waiting at most `timeout`.
-    fn line_within(&self, timeout: Duration) -> String {
-        match self.lines.recv_timeout(timeout) {
-            Ok(line) => line,
-            Err(RecvTimeoutError::Timeout) => panic!("no output within {timeout:?}"),
-            Err(RecvTimeoutError::Disconnected) => panic!("damka closed its stdout"),
-        }
+    fn line_within(&mut self, timeout: Duration) -> String {
+        self.peer
+            .line_before(Instant::now() + timeout, "any output")
     }
 
     /// Lines up to and including the first one that `done` accepts.
-    fn until(&self, done: impl Fn(&str) -> bool) -> Vec<String> {
-        let deadline = Instant::now() + TIMEOUT;
-        let mut lines = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(error) => panic!("{error:?} while waiting; got so far: {lines:#?}"),
-            };
-            let stop = done(&line);
-            lines.push(line);
-            if stop {
-                return lines;
-            }
-        }
+    fn until(&mut self, done: impl Fn(&str) -> bool) -> Vec<String> {
+        self.peer
+            .until(TIMEOUT, done)
+            .into_iter()
+            .map(|(_, line)| line)
+            .collect()
+    }
+
+    /// The exit status once damka has ended (it must, within [`TIMEOUT`]).
+    fn exit_status(&mut self) -> ExitStatus {
+        self.peer.exit(TIMEOUT).0
     }
 
     /// Sends `isready` and returns what came before `readyok`.
@@ -118,16 +89,14 @@ impl Damka {
     }
 
     /// Asserts that nothing is printed for `duration`.
-    fn quiet_for(&self, duration: Duration) {
-        match self.lines.recv_timeout(duration) {
-            Err(RecvTimeoutError::Timeout) => {}
-            Ok(line) => panic!("unexpected output {line:?}"),
-            Err(RecvTimeoutError::Disconnected) => panic!("damka closed its stdout"),
+    fn quiet_for(&mut self, duration: Duration) {
+        if let Some(line) = self.peer.line_or_timeout(Instant::now() + duration) {
+            self.peer.fail(&format!("unexpected output {line:?}"));
         }
     }
 
     /// Waits for the `bestmove` line: (info lines before it, best, ponder).
-    fn bestmove(&self) -> (Vec<String>, String, Option<String>) {
+    fn bestmove(&mut self) -> (Vec<String>, String, Option<String>) {
         let mut lines = self.until(|l| l.starts_with("bestmove"));
         let last = lines.pop().expect("a bestmove line");
         let words: Vec<&str> = last.split(' ').collect();
@@ -215,13 +184,6 @@ impl Damka {
         self.accepted(&with);
         self.accepted(position);
         (infos, best, elapsed)
-    }
-}
-
-impl Drop for Damka {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -569,16 +531,13 @@ fn isready_during_a_timed_search() {
 
 impl Damka {
     /// Asserts that nothing but `info` lines is printed for `duration`.
-    fn quiet_for_infos(&self, duration: Duration) {
+    fn quiet_for_infos(&mut self, duration: Duration) {
         let deadline = Instant::now() + duration;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Err(RecvTimeoutError::Timeout) => return,
-                Ok(line) if line.starts_with("info depth") => check_info(&line),
-                Ok(line) => panic!("unexpected output {line:?}"),
-                Err(RecvTimeoutError::Disconnected) => panic!("damka closed its stdout"),
+        while let Some(line) = self.peer.line_or_timeout(deadline) {
+            if !line.starts_with("info depth") {
+                self.peer.fail(&format!("unexpected output {line:?}"));
             }
+            check_info(&line);
         }
     }
 }
@@ -968,7 +927,7 @@ fn end_of_input_stops_the_search_and_prints_its_bestmove() {
     damka.quiet_for_infos(Duration::from_millis(100));
     damka.close();
     damka.bestmove();
-    let status = damka.child.wait().expect("damka exits");
+    let status = damka.exit_status();
     assert!(status.success());
 }
 
@@ -979,7 +938,7 @@ fn quit_stops_the_search_and_prints_its_bestmove() {
     damka.quiet_for_infos(Duration::from_millis(100));
     damka.send("quit");
     damka.bestmove();
-    let status = damka.child.wait().expect("damka exits");
+    let status = damka.exit_status();
     assert!(status.success());
 }
 
@@ -1035,16 +994,16 @@ fn stress_rapid_position_go_stop_cycles() {
     let mut bestmoves = Vec::new();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        match damka.lines.recv_timeout(left) {
-            Ok(line) => {
+        match damka.peer.next_line(Instant::now() + left) {
+            Ok((_, line)) => {
                 if let Some(rest) = line.strip_prefix("bestmove ") {
                     bestmoves.push(rest.split(' ').next().unwrap().to_string());
                 } else {
                     assert!(line.starts_with("info depth"), "unexpected {line:?}");
                 }
             }
-            Err(RecvTimeoutError::Disconnected) => break,
-            Err(RecvTimeoutError::Timeout) => panic!(
+            Err(Silence::Closed) => break,
+            Err(Silence::Timeout) => panic!(
                 "deadlock or too slow: {} bestmoves after {:?}",
                 bestmoves.len(),
                 started.elapsed()
@@ -1055,7 +1014,7 @@ fn stress_rapid_position_go_stop_cycles() {
     for (cycle, (best, which)) in bestmoves.iter().zip(&expected).enumerate() {
         assert!(legal[*which].contains(best), "cycle {cycle}: {best}");
     }
-    let status = damka.child.wait().expect("damka exits");
+    let status = damka.exit_status();
     assert!(status.success());
     assert!(
         started.elapsed() < Duration::from_secs(30),

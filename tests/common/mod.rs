@@ -4,6 +4,7 @@
 // would warn in each binary.
 #![allow(dead_code)]
 
+pub mod hub;
 pub mod oracle;
 pub mod peer;
 pub mod process;

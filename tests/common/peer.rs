@@ -1,76 +1,184 @@
-//! A running `damka` driven through pipes as a GUI drives it: lines in, lines out with the time each was read, every wait bounded.
+//! The one driver of a running `damka` in the tests: lines in, lines out with the time each was read, stderr collected, every wait bounded.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// A `damka` child process and its stdout as a channel of timed lines.
+/// How many of the last lines (both directions) a failure message shows.
+const RECENT: usize = 80;
+
+/// `damka ARGS` with all three streams piped and logging off (RUST_LOG removed), for tests
+/// that read the pipes themselves.
+pub fn damka_command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_damka"));
+    command
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// A line cut short for a failure message.
+pub fn shown(text: &str) -> String {
+    let mut short: String = text.chars().take(160).collect();
+    if short.len() < text.len() {
+        short.push_str(&format!("... ({} bytes)", text.len()));
+    }
+    short
+}
+
+/// Why no line came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Silence {
+    /// The deadline passed.
+    Timeout,
+    /// damka closed its stdout.
+    Closed,
+}
+
+/// A `damka` child process: its stdin fed by a writer thread (so that a test never blocks on
+/// a full pipe), its stdout as a channel of timed lines (bytes that are not UTF-8 shown as
+/// U+FFFD), its stderr collected.
 pub struct Peer {
     child: Child,
-    stdin: Option<ChildStdin>,
+    input: Option<Sender<Vec<u8>>>,
     lines: Receiver<(Instant, String)>,
-    /// Every line sent (`> `) and read (`< `), for failure messages.
-    pub transcript: Vec<String>,
+    stderr: Option<JoinHandle<String>>,
+    /// The last lines sent (`> `) and read (`< `), for failure messages.
+    recent: VecDeque<String>,
+    /// Said with every failure (for example the seed that replays a test).
+    note: String,
 }
 
 impl Peer {
-    /// Starts `damka ARGS` with piped stdin and stdout (stderr dropped).
+    /// Starts `damka ARGS`.
     pub fn start(args: &[&str]) -> Peer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_damka"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("damka starts");
+        let mut child = damka_command(args).spawn().expect("damka starts");
+        let mut stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let (input, chunks) = channel::<Vec<u8>>();
+        std::thread::spawn(move || {
+            for chunk in chunks {
+                if stdin
+                    .write_all(&chunk)
+                    .and_then(|()| stdin.flush())
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
         let (sender, lines) = channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
+            let mut reader = BufReader::new(stdout);
+            let mut buffer = Vec::new();
+            loop {
+                buffer.clear();
+                match reader.read_until(b'\n', &mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                if buffer.last() == Some(&b'\n') {
+                    buffer.pop();
+                }
+                let line = String::from_utf8_lossy(&buffer).into_owned();
                 if sender.send((Instant::now(), line)).is_err() {
                     break;
                 }
             }
         });
+        let stderr = std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = stderr.read_to_end(&mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
+        });
         Peer {
-            stdin: child.stdin.take(),
             child,
+            input: Some(input),
             lines,
-            transcript: Vec::new(),
+            stderr: Some(stderr),
+            recent: VecDeque::new(),
+            note: String::new(),
         }
     }
 
-    /// Writes raw bytes to damka's stdin; the instant they were written.
+    /// The same peer, saying `note` with every failure.
+    pub fn with_note(mut self, note: String) -> Peer {
+        self.note = note;
+        self
+    }
+
+    fn remember(&mut self, entry: String) {
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(entry);
+    }
+
+    /// Queues raw bytes for damka's stdin and returns at once: the instant they were queued.
     pub fn send_bytes(&mut self, bytes: &[u8]) -> Instant {
-        self.transcript
-            .push(format!("> {}", String::from_utf8_lossy(bytes).trim_end()));
-        let stdin = self.stdin.as_mut().expect("stdin is open");
-        stdin.write_all(bytes).expect("damka reads its stdin");
-        stdin.flush().expect("damka reads its stdin");
+        for line in String::from_utf8_lossy(bytes).lines() {
+            self.remember(format!("> {}", shown(line)));
+        }
+        let sent = self.input.as_ref().map(|input| input.send(bytes.to_vec()));
+        if !matches!(sent, Some(Ok(()))) {
+            self.fail("damka no longer reads its input");
+        }
         Instant::now()
     }
 
-    /// Writes one line; the instant it was written.
+    /// Sends one line; the instant it was queued.
     pub fn send(&mut self, line: &str) -> Instant {
         self.send_bytes(format!("{line}\n").as_bytes())
     }
 
-    /// The next line and when it was read, if one comes before `deadline`.
-    pub fn next_before(&mut self, deadline: Instant) -> Option<(Instant, String)> {
+    /// The next line and when it was read, or why none came before `deadline`.
+    pub fn next_line(&mut self, deadline: Instant) -> Result<(Instant, String), Silence> {
         let wait = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(wait) {
             Ok((at, line)) => {
-                self.transcript.push(format!("< {line}"));
-                Some((at, line))
+                self.remember(format!("< {}", shown(&line)));
+                Ok((at, line))
             }
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+            Err(RecvTimeoutError::Timeout) => Err(Silence::Timeout),
+            Err(RecvTimeoutError::Disconnected) => Err(Silence::Closed),
+        }
+    }
+
+    /// The next line and when it was read, if one comes before `deadline`.
+    pub fn next_before(&mut self, deadline: Instant) -> Option<(Instant, String)> {
+        self.next_line(deadline).ok()
+    }
+
+    /// The next line if one comes before `deadline` (`None` then); fails when stdout closes.
+    pub fn line_or_timeout(&mut self, deadline: Instant) -> Option<String> {
+        match self.next_line(deadline) {
+            Ok((_, line)) => Some(line),
+            Err(Silence::Timeout) => None,
+            Err(Silence::Closed) => {
+                let status = self.child.try_wait().ok().flatten();
+                self.fail(&format!("damka closed its stdout (exit status {status:?})"))
+            }
+        }
+    }
+
+    /// The next line, which must come before `deadline`: fails when the deadline passes
+    /// (saying it waited for `what`) or stdout closes.
+    pub fn line_before(&mut self, deadline: Instant, what: &str) -> String {
+        match self.line_or_timeout(deadline) {
+            Some(line) => line,
+            None => self.fail(&format!("no line in time while waiting for {what}")),
         }
     }
 
     /// Every line up to and including the first that `last` accepts, read within `limit`;
-    /// panics with the transcript when it does not come.
+    /// fails when it does not come.
     pub fn until(
         &mut self,
         limit: Duration,
@@ -99,38 +207,53 @@ impl Peer {
         lines
     }
 
-    /// Closes damka's stdin (end of input).
-    pub fn close(&mut self) {
-        self.transcript.push("> (end of input)".into());
-        self.stdin = None;
+    /// Fails when a line arrives within `quiet` (saying `why`).
+    pub fn silent(&mut self, quiet: Duration, why: &str) {
+        if let Ok((_, line)) = self.next_line(Instant::now() + quiet) {
+            self.fail(&format!("{why}: unexpected line {}", shown(&line)));
+        }
     }
 
-    /// Waits up to `limit` for the process to exit; its status and the lines it wrote before
-    /// its stdout closed.
-    pub fn exit(&mut self, limit: Duration) -> (ExitStatus, Vec<String>) {
+    /// Closes damka's stdin (end of input).
+    pub fn close(&mut self) {
+        self.remember("> (end of input)".into());
+        self.input = None;
+    }
+
+    /// Waits up to `limit` for the process to exit: its status, the lines it wrote before its
+    /// stdout closed (which must close within 5 s of the exit), and its stderr.
+    pub fn exit(&mut self, limit: Duration) -> (ExitStatus, Vec<String>, String) {
         let deadline = Instant::now() + limit;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("waitpid") {
-                let mut rest = Vec::new();
-                while let Some((_, line)) = self.next_before(Instant::now() + limit) {
-                    rest.push(line);
-                }
-                return (status, rest);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait for damka") {
+                break status;
             }
             if Instant::now() > deadline {
                 self.fail(&format!("damka did not exit within {limit:?}"));
             }
             std::thread::sleep(Duration::from_millis(2));
+        };
+        let mut rest = Vec::new();
+        loop {
+            match self.next_line(Instant::now() + Duration::from_secs(5)) {
+                Ok((_, line)) => rest.push(line),
+                Err(Silence::Closed) => break,
+                Err(Silence::Timeout) => self.fail("stdout stays open after the exit"),
+            }
         }
+        let stderr = self.stderr.take().expect("stderr collector").join();
+        (status, rest, stderr.unwrap_or_default())
     }
 
-    /// Panics with `message` and the last lines of the transcript.
+    /// Panics with `message`, the note and the last lines in both directions.
     pub fn fail(&self, message: &str) -> ! {
-        let from = self.transcript.len().saturating_sub(60);
-        panic!(
-            "{message}\nlast lines:\n{}",
-            self.transcript[from..].join("\n")
-        );
+        let recent: Vec<&str> = self.recent.iter().map(String::as_str).collect();
+        let note = if self.note.is_empty() {
+            String::new()
+        } else {
+            format!("\n{}", self.note)
+        };
+        panic!("{message}{note}\nlast lines:\n{}", recent.join("\n"));
     }
 }
 

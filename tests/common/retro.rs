@@ -641,7 +641,7 @@ impl<R: Rules> Tablebase<R> {
                     continue;
                 };
                 let position = Position::<R>::from_parts(white, black, kings, side);
-                let score = splitmix(position.hash() ^ seed);
+                let score = super::SplitMix(position.hash() ^ seed).next();
                 let heap = chosen.entry(value).or_default();
                 if heap.len() < per_value {
                     if keep(&position, value) {
@@ -939,12 +939,4 @@ fn for_each_unmove<R: Rules>(
             }
         }
     }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): scrambles a hash into a sampling score.
-fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
