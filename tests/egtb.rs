@@ -329,7 +329,8 @@ fn uci_option_loads_tables_and_reports_hits() {
 /// plies, draws as no mate score at a good depth.
 #[test]
 fn deep_searches_agree_with_the_tables() {
-    use damka::search::tt::{TranspositionTable, WIN, WIN_BOUND};
+    use damka::search::score::{WIN, WIN_BOUND};
+    use damka::search::tt::TranspositionTable;
     use damka::search::{GameContext, Limits, Searcher, Shared};
     let dir = scratch("search");
     generate::<English>(&dir, 3, 2, false).expect("generation succeeds");

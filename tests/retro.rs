@@ -488,7 +488,8 @@ fn international_four_pieces_full() {
 // The search against the tables: every win found with its exact distance, every loss
 // delayed exactly as long as the table says, and no win or loss claimed in a drawn position.
 
-use damka::search::tt::{TranspositionTable, WIN, WIN_BOUND};
+use damka::search::score::{WIN, WIN_BOUND};
+use damka::search::tt::TranspositionTable;
 use damka::search::{GameContext, Limits, Searcher, Shared};
 
 fn search<R: Rules>(position: &Position<R>, depth: u32) -> (Option<damka::Move>, i32) {

@@ -6,8 +6,9 @@
 //!
 //! Scores are in centi-men from the side to move's point of view. A win is `WIN - plies`
 //! where `plies` counts to the end of the game (the loser has no legal move); see
-//! [`tt::WIN`].
+//! [`score::WIN`].
 
+pub mod score;
 pub mod time;
 pub mod tt;
 
@@ -17,11 +18,12 @@ use crate::eval::{Weights, evaluate, evaluate_with};
 use crate::movegen::MoveList;
 use crate::position::{Move, Position};
 use crate::rules::Rules;
+use score::{WIN, WIN_BOUND, score_from_tt, score_to_tt};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 use time::TimeBudget;
-use tt::{Bound, TranspositionTable, WIN, WIN_BOUND, score_from_tt, score_to_tt};
+use tt::{Bound, TranspositionTable};
 
 /// The deepest ply the search reaches (iterations, extensions and capture resolution).
 pub const MAX_PLY: usize = 128;

@@ -13,56 +13,14 @@
 //! the bucket uses the whole 64-bit key.
 //!
 //! Scores that say "win in n plies" are stored relative to the node, not to the root: the
-//! caller passes scores through [`score_to_tt`] before [`TranspositionTable::store`] and
-//! through [`score_from_tt`] after reading [`TtEntry::score`]; the table never converts.
+//! caller passes scores through [`score_to_tt`](super::score::score_to_tt) before
+//! [`TranspositionTable::store`] and through [`score_from_tt`](super::score::score_from_tt)
+//! after reading [`TtEntry::score`]; the table never converts.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use crate::position::Move;
-
-/// The score of a won position at the root: a win in `n` plies from the root scores
-/// `WIN - n`, a loss in `n` plies scores `-(WIN - n)`. Fits an `i16` with room to spare.
-pub const WIN: i32 = 30_000;
-
-/// Scores above `WIN_BOUND` (or below `-WIN_BOUND`) are forced wins (losses): the win is
-/// `WIN - score` plies from the root. Ordinary evaluations must stay strictly inside
-/// `-WIN_BOUND..=WIN_BOUND`; the 1000 values above it leave room for 1000 plies of distance.
-pub const WIN_BOUND: i32 = WIN - 1000;
-
-/// Converts a search score at a node `ply` plies from the root to the form kept in the
-/// table: a win or loss counted from this node instead of from the root, so that the entry
-/// stays right when the same position is reached at another ply. Other scores are unchanged.
-#[inline]
-pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    let ply = ply_i32(ply);
-    if score > WIN_BOUND {
-        score + ply
-    } else if score < -WIN_BOUND {
-        score - ply
-    } else {
-        score
-    }
-}
-
-/// The inverse of [`score_to_tt`]: turns a stored score back into a score relative to the
-/// root for a node `ply` plies from it.
-#[inline]
-pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    let ply = ply_i32(ply);
-    if score > WIN_BOUND {
-        score - ply
-    } else if score < -WIN_BOUND {
-        score + ply
-    } else {
-        score
-    }
-}
-
-#[inline]
-fn ply_i32(ply: usize) -> i32 {
-    i32::try_from(ply).unwrap_or(i32::MAX).min(WIN - WIN_BOUND)
-}
 
 /// What a stored score says about the true value of the position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -174,7 +132,7 @@ impl TtEntry {
     }
 
     /// The score as stored: wins and losses counted from this node. Pass it through
-    /// [`score_from_tt`] with the ply of the probing node to get a root-relative score.
+    /// [`score_from_tt`](super::score::score_from_tt) with the ply of the probing node to get a root-relative score.
     #[inline]
     pub fn score(&self) -> i32 {
         i32::from((self.data >> SCORE_SHIFT) as u16 as i16)
@@ -388,7 +346,7 @@ impl TranspositionTable {
 
     /// Stores the result of a search of the position `key`: the best move (`None` when there
     /// is none, e.g. a fail-low), the score in table form (already passed through
-    /// [`score_to_tt`]; clamped to `i16`), the depth (clamped to `-128..=127`) and the
+    /// [`score_to_tt`](super::score::score_to_tt); clamped to `i16`), the depth (clamped to `-128..=127`) and the
     /// bound.
     ///
     /// Within the bucket it replaces the entry with the same key, else an empty one, else
@@ -471,6 +429,7 @@ fn clear_buckets(buckets: &[Bucket]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::score::{WIN, score_from_tt, score_to_tt};
 
     /// SplitMix64, for well-spread test keys.
     fn splitmix(state: &mut u64) -> u64 {
@@ -494,6 +453,15 @@ mod tests {
     fn same_bucket_keys(n: usize) -> Vec<u64> {
         let mut state = 7;
         (0..n).map(|_| splitmix(&mut state) << 16).collect()
+    }
+
+    #[test]
+    fn a_win_stored_at_one_ply_reads_right_at_another() {
+        let tt = TranspositionTable::new(1);
+        tt.store(9, None, score_to_tt(WIN - 8, 5), 3, Bound::Exact);
+        let e = tt.probe(9).unwrap();
+        assert_eq!(e.score(), WIN - 3);
+        assert_eq!(score_from_tt(e.score(), 2), WIN - 5);
     }
 
     #[test]
@@ -557,44 +525,6 @@ mod tests {
         assert_eq!((e.from(), e.to()), (None, None));
         assert!(!e.matches(&Move::default()));
         assert_eq!(e.find_move(&[Move::default()]), None);
-    }
-
-    #[test]
-    fn mate_scores_follow_the_node() {
-        // Not wins: unchanged.
-        for s in [0, 1, -1, WIN_BOUND, -WIN_BOUND, 1234] {
-            assert_eq!(score_to_tt(s, 17), s);
-            assert_eq!(score_from_tt(s, 17), s);
-        }
-        // Round trip at any ply.
-        for s in [
-            WIN - 1,
-            WIN - 40,
-            WIN_BOUND + 1,
-            -(WIN - 1),
-            -(WIN - 40),
-            -(WIN_BOUND + 1),
-        ] {
-            for ply in [0, 1, 7, 60] {
-                assert_eq!(score_from_tt(score_to_tt(s, ply), ply), s);
-            }
-        }
-        // A win found 3 plies below a node at ply 5 is a win in 8 from the root there.
-        let at_ply_5 = WIN - 8;
-        let stored = score_to_tt(at_ply_5, 5);
-        assert_eq!(stored, WIN - 3, "stored as a win in 3 from the node");
-        // The same position reached at ply 2: a win in 5 from the root.
-        assert_eq!(score_from_tt(stored, 2), WIN - 5);
-        // And for losses.
-        let stored = score_to_tt(-(WIN - 8), 5);
-        assert_eq!(stored, -(WIN - 3));
-        assert_eq!(score_from_tt(stored, 2), -(WIN - 5));
-        // Through the table.
-        let tt = TranspositionTable::new(1);
-        tt.store(9, None, score_to_tt(WIN - 8, 5), 3, Bound::Exact);
-        let e = tt.probe(9).unwrap();
-        assert_eq!(e.score(), WIN - 3);
-        assert_eq!(score_from_tt(e.score(), 2), WIN - 5);
     }
 
     #[test]
