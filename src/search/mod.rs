@@ -31,6 +31,13 @@ pub const MAX_PLY: usize = 128;
 pub const DRAW: i32 = 0;
 /// Larger than any score.
 pub const INFINITE: i32 = WIN + 1;
+/// ProbCut's margin per ply of depth, centi-men (Scan 2.0: 5 per ply on its scale of 100 a
+/// man).
+const PROBCUT_MARGIN_PER_PLY: i32 = 5;
+/// Fewer pieces than this on the board: no reduction and no ProbCut. Endgames are won by long
+/// exact lines (and endgame tables cover the smallest), where a reduced move can hide the
+/// shortest win; a search to depth `n` there still sees every line of `n` plies.
+const SELECTIVE_MIN_PIECES: u32 = 8;
 
 /// The score, for the side to move at `ply`, of a position where it has no legal move: a loss,
 /// or a win in antidraughts.
@@ -256,6 +263,9 @@ pub struct Searcher<'a, R: Rules> {
     /// A root move that beat the first move of the iteration in progress: played when time
     /// runs out before the iteration ends, since it already searched better at that depth.
     root_improvement: Option<Move>,
+    /// Greater than zero inside a ProbCut search: no pruning below it (Scan passes
+    /// `prune = false` down the reduced search).
+    probcut_nesting: u32,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -278,6 +288,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             orders: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             pv: vec![Vec::new(); MAX_PLY + 1],
             root_improvement: None,
+            probcut_nesting: 0,
             rules: std::marker::PhantomData,
         }
     }
@@ -709,6 +720,25 @@ impl<'a, R: Rules> Searcher<'a, R> {
             tt_move = Some(entry);
         }
 
+        // ProbCut as Scan 2.0 does it: in a non-PV node, a search at 40% of the depth that
+        // beats beta by a margin growing with the depth is taken as a cut.
+        let selective =
+            self.probcut_nesting == 0 && position.occupied().count_ones() >= SELECTIVE_MIN_PIECES;
+        if !pv_node && depth >= 3 && selective && beta.abs() < WIN_BOUND && !position.has_capture()
+        {
+            let margin = depth * PROBCUT_MARGIN_PER_PLY;
+            let raised = beta + margin;
+            self.probcut_nesting += 1;
+            let score = self.pvs(position, depth * 40 / 100, raised - 1, raised, ply, false);
+            self.probcut_nesting -= 1;
+            if self.stopped {
+                return DRAW;
+            }
+            if score >= raised {
+                return score - margin;
+            }
+        }
+
         let mut list = std::mem::take(&mut self.lists[ply]);
         position.legal_moves_into(&mut list);
         if list.is_empty() {
@@ -734,12 +764,32 @@ impl<'a, R: Rules> Searcher<'a, R> {
             let child = position.play(&mv);
             self.push_path(position, &mv, &child);
             let new_depth = depth - 1 + extension;
+            // Late move reductions as Scan 2.0 makes them: quiet moves (no capture, no
+            // promotion) after the first three in PV nodes and after the first elsewhere,
+            // one ply, two from the seventh move in non-PV nodes.
+            let reduction = if depth >= 3
+                && selective
+                && index >= if pv_node { 3 } else { 1 }
+                && !mv.is_capture()
+                && !mv.promotes
+            {
+                1 + i32::from(!pv_node && index >= 6)
+            } else {
+                0
+            };
             let score = if index == 0 {
                 -self.pvs(&child, new_depth, -beta, -alpha, ply + 1, pv_node)
             } else {
-                let probe = -self.pvs(&child, new_depth, -alpha - 1, -alpha, ply + 1, false);
-                if probe > alpha && probe < beta && pv_node && !self.stopped {
-                    -self.pvs(&child, new_depth, -beta, -alpha, ply + 1, true)
+                let probe = -self.pvs(
+                    &child,
+                    new_depth - reduction,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    false,
+                );
+                if probe > alpha && (reduction > 0 || (probe < beta && pv_node)) && !self.stopped {
+                    -self.pvs(&child, new_depth, -beta, -alpha, ply + 1, pv_node)
                 } else {
                     probe
                 }
