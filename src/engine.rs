@@ -921,19 +921,12 @@ impl Engine {
         self.refuse_while_searching("resize the hash")?;
         // The finished search's handle holds the last other reference to the table.
         self.search = None;
-        let resized = match Arc::get_mut(&mut self.tt) {
-            Some(table) => table.try_resize(megabytes as usize, self.options.hash_mb),
-            None => {
-                // Still shared (cannot happen once the search is dropped): a fresh table.
-                self.tt = Arc::new(TranspositionTable::new(1));
-                let table = TranspositionTable::try_new(megabytes as usize);
-                let resized = table.is_ok();
-                self.tt = Arc::new(
-                    table.unwrap_or_else(|_| TranspositionTable::new(self.options.hash_mb)),
-                );
-                resized
-            }
-        };
+        if Arc::get_mut(&mut self.tt).is_none() {
+            // Still shared (cannot happen once the search is dropped): a table of our own.
+            self.tt = Arc::new(TranspositionTable::new(1));
+        }
+        let table = Arc::get_mut(&mut self.tt).expect("the engine's own table");
+        let resized = table.try_resize(megabytes as usize, self.options.hash_mb);
         if !resized {
             return Err(EngineError::BadOptionValue {
                 name: "Hash".into(),
