@@ -618,3 +618,89 @@ fn ctrl_c_leaves_every_finished_game_in_a_pdn_that_pydraughts_reads() {
         assert_eq!(report["replayed"], report["moves"], "{report}");
     }
 }
+
+#[test]
+fn the_first_hub_dialect_as_scan_speaks_it_agrees_with_pydraughts() {
+    // The engine on the other side keeps its board with pydraughts' rules and answers
+    // `error` to a position or move it cannot read or play, which forfeits the game: every
+    // game ending normally shows that our 51-letter positions and moves are what it reads.
+    let pdn = scratch("hub1.pdn");
+    let log = scratch("hub1.log");
+    let _ = std::fs::remove_file(&log);
+    let python = common::venv_python("pydraughts", "pydraughts==0.6.7");
+    let script = repo_root().join("tests/match/hub1_engine.py");
+    let hub1 = format!(
+        "cmd={} {} {},proto=hub1,name=hub1,tc=60+0.5",
+        python.display(),
+        script.display(),
+        log.display()
+    );
+    let run = run_match(&[
+        "--variant",
+        "international",
+        "--games",
+        "2",
+        "--max-plies",
+        "160",
+        "--pdn",
+        pdn.to_str().unwrap(),
+        "--engine",
+        &engine("name=uci,depth=2"),
+        "--engine",
+        &hub1,
+    ]);
+    check_match(&pdn, "standard", &run, "uci", 2);
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    assert!(
+        !text.contains("forfeit") && !text.contains("infraction"),
+        "{text}"
+    );
+    let sent = std::fs::read_to_string(&log).unwrap();
+    assert!(sent.lines().any(|l| l == "new"), "{sent}");
+    // The clock it is told: what it has left, less the increment that it counts as its
+    // own for the move (Scan's time allocation does). At each game's first move: 60 s.
+    let lines: Vec<&str> = sent.lines().collect();
+    let clocks: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("level 0 "))
+        .collect();
+    assert!(!clocks.is_empty(), "{sent}");
+    for (at, _) in lines.iter().enumerate().filter(|(_, l)| **l == "new") {
+        let first = lines[at..].iter().find(|l| l.starts_with("level "));
+        assert_eq!(first, Some(&"level 0 59500 500"), "{sent}");
+    }
+    let positions = sent.lines().filter(|l| l.starts_with("pos ")).count();
+    assert_eq!(positions, clocks.len(), "one position a move:\n{sent}");
+}
+
+#[test]
+fn the_first_hub_dialect_refuses_what_it_cannot_express() {
+    let script = repo_root().join("tests/match/hub1_engine.py");
+    for (variant, limit, expected) in [
+        ("english", "depth=2", "international draughts only"),
+        ("international", "nodes=1000", "no node limit"),
+    ] {
+        let hub1 = format!(
+            "cmd=python3 {} /dev/null,proto=hub1,{limit}",
+            script.display()
+        );
+        let pdn = scratch("hub1-refused.pdn");
+        let run = run_damka(
+            &[
+                "match",
+                "--variant",
+                variant,
+                "--pdn",
+                pdn.to_str().unwrap(),
+                "--engine",
+                &engine("depth=1"),
+                "--engine",
+                &hub1,
+            ],
+            b"",
+            LIMIT,
+        );
+        assert_ne!(run.code, Some(0), "{variant} {limit}");
+        assert!(run.stderr.contains(expected), "{}", run.stderr);
+    }
+}

@@ -62,7 +62,12 @@ struct Process {
 
 impl Process {
     fn spawn(spec: &EngineSpec) -> Result<Process, String> {
-        let mut child = Command::new(&spec.program)
+        let mut command = Command::new(&spec.program);
+        if let Some(dir) = &spec.dir {
+            // Engines such as Scan read their settings and data from the working folder.
+            command.current_dir(dir);
+        }
+        let mut child = command
             .args(&spec.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -190,6 +195,19 @@ impl Player {
                 hub_variant(variant.name())
                     .ok_or_else(|| format!("the Hub protocol has no variant {variant}"))?,
             ),
+            Proto::Hub1 => {
+                if variant != Variant::International {
+                    return Err(format!(
+                        "the first Hub dialect plays international draughts only, not {variant}"
+                    ));
+                }
+                if let Limit::Nodes(_) = limit {
+                    return Err("the first Hub dialect has no node limit (use depth=, \
+                                movetime= or tc=)"
+                        .into());
+                }
+                Some(hub_variant(variant.name()).expect("Hub knows international"))
+            }
         };
         let mut player = Player {
             spec: spec.clone(),
@@ -233,6 +251,7 @@ impl Player {
         match self.spec.proto {
             Proto::Uci => self.start_uci(&mut process, deadline),
             Proto::Hub => self.start_hub(&mut process, deadline),
+            Proto::Hub1 => self.start_hub1(&mut process, deadline),
             Proto::Dxp => unreachable!("DXP engines are connected above"),
         }
         .map_err(|e| {
@@ -366,6 +385,38 @@ impl Player {
         }
     }
 
+    /// The first Hub dialect (Scan 2.0's `scan hub`): `hub` ... `wait`, each option as
+    /// `set NAME VALUE`, then `init` ... `ready`. It announces no parameters, so options are
+    /// sent unchecked; the engine answers nothing to a name it does not know.
+    fn start_hub1(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
+        let started = Instant::now();
+        process.send("hub").map_err(startup_failure)?;
+        while process
+            .recv(deadline, started)
+            .map_err(startup_failure)?
+            .trim()
+            != "wait"
+        {}
+        for (option, value) in &self.spec.options {
+            if value.split_whitespace().count() != 1 {
+                return Err(Some(format!(
+                    "option '{option}': the first Hub dialect takes one word as a value, not \
+                     '{value}'"
+                )));
+            }
+            process
+                .send(&format!("set {option} {value}"))
+                .map_err(startup_failure)?;
+        }
+        process.send("init").map_err(startup_failure)?;
+        loop {
+            let line = process.recv(deadline, started).map_err(startup_failure)?;
+            if line.trim() == "ready" {
+                return Ok(());
+            }
+        }
+    }
+
     /// Tells the engine a new game starts (restarting it first if it is not running).
     pub fn new_game(&mut self) -> Result<(), String> {
         if self.spec.proto == Proto::Dxp {
@@ -381,6 +432,7 @@ impl Player {
         let ok = match self.spec.proto {
             Proto::Uci => self.uci_new_game(),
             Proto::Hub => self.process.as_mut().expect("running").send("new-game"),
+            Proto::Hub1 => self.process.as_mut().expect("running").send("new"),
             Proto::Dxp => unreachable!("handled above"),
         };
         if ok.is_err() {
@@ -416,6 +468,7 @@ impl Player {
         let result = match self.spec.proto {
             Proto::Uci => self.think_uci(game, clocks, increment, patience),
             Proto::Hub => self.think_hub(game, clocks, increment, patience),
+            Proto::Hub1 => self.think_hub1(game, clocks, increment, patience),
             Proto::Dxp => self.dxp.as_mut().expect("connected").think(game, patience),
         };
         if matches!(result, Err(Failure::Crashed(_) | Failure::Hung(_))) {
@@ -564,6 +617,91 @@ impl Player {
                 "done" => {
                     let elapsed = started.elapsed();
                     let text = command.get("move").unwrap_or("").to_string();
+                    let position = game.position();
+                    let mv = if text.is_empty() {
+                        Err("no move".to_string())
+                    } else {
+                        read_hub_move(position, &position.legal_moves(), &text, hub.layout)
+                    };
+                    return Ok(Reply {
+                        text,
+                        mv,
+                        score,
+                        elapsed,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Player {
+    /// The first Hub dialect: the game's start as `pos` (51 letters, the side to move in
+    /// lower case), every move since as `move`, so the engine sees the game's history (its
+    /// repetition rule needs it); the limit as `depth N`, `time MS` (a move time) or
+    /// `level 0 MS INC` (the clock left less the increment, and the increment, in ms); then `go`, answered by
+    /// `move M [PONDER]`. Its `info` lines carry the score as the second-but-four field,
+    /// in hundredths of a man (wins beyond 1800). An `error` line means it refused what we
+    /// sent, which counts as a crash: the game cannot go on in step.
+    fn think_hub1<R: Rules>(
+        &mut self,
+        game: &Game<R>,
+        clocks: [Duration; 2],
+        increment: Duration,
+        patience: Duration,
+    ) -> Result<Reply, Failure> {
+        let hub = self.hub.expect("a Hub engine has a Hub variant");
+        // Hub v2's position with its side-to-move letter in lower case (only that letter:
+        // the squares keep their kings' capitals).
+        let mut start = hub_position(game.start(), hub.layout);
+        start[..1].make_ascii_lowercase();
+        let mut commands = vec![format!("pos {start}")];
+        commands.extend(
+            game.moves()
+                .map(|mv| format!("move {}", hub_move::<R>(mv, hub.layout))),
+        );
+        let side = game.position().side_to_move();
+        commands.push(match self.limit {
+            Limit::Depth(d) => format!("depth {d}"),
+            Limit::MoveTime(t) => format!("time {}", t.as_millis().max(1)),
+            // Like Hub v2's `time`, the clock leaves out the increment: Scan counts it as
+            // its own for this move (time + inc, search.cpp Time::init).
+            Limit::Clock { .. } => format!(
+                "level 0 {} {}",
+                clocks[side.index()].saturating_sub(increment).as_millis(),
+                increment.as_millis()
+            ),
+            Limit::Nodes(_) => unreachable!("refused at start"),
+        });
+        commands.push("go".into());
+        let process = self.process.as_mut().expect("running");
+        while process.lines.try_recv().is_ok() {}
+        for command in &commands {
+            process.send(command)?;
+        }
+        let started = Instant::now();
+        let deadline = started + patience;
+        let mut score = None;
+        loop {
+            let line = process.recv(deadline, started)?;
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.first() {
+                Some(&"info") => {
+                    if let Some(value) = words.get(3).and_then(|s| s.parse::<i32>().ok()) {
+                        score = Some(if value.abs() > 1800 {
+                            value.signum() * WIN_SCORE
+                        } else {
+                            value
+                        });
+                    }
+                }
+                Some(&"error") => {
+                    return Err(Failure::Crashed(format!("it answered '{}'", line.trim())));
+                }
+                Some(&"move") => {
+                    let elapsed = started.elapsed();
+                    let text = words.get(1).copied().unwrap_or("").to_string();
                     let position = game.position();
                     let mv = if text.is_empty() {
                         Err("no move".to_string())

@@ -1,4 +1,4 @@
-//! Engine specifications of `damka match`: `cmd=PATH args,name=N,proto=uci|hub|dxp,option.X=V,depth=N...`.
+//! Engine specifications of `damka match`: `cmd=PATH args,name=N,proto=uci|hub|hub1|dxp,option.X=V,depth=N...`.
 
 use std::fmt;
 use std::time::Duration;
@@ -10,6 +10,9 @@ pub enum Proto {
     Uci,
     /// Hub v2, the Scan protocol (docs/hub.md).
     Hub,
+    /// The first Hub dialect, as Scan 2.0's `scan hub` speaks it: `pos` with 51 letters,
+    /// `move`, `time`/`level`/`depth`, `go` answered by `move` (docs/match.md).
+    Hub1,
     /// DamExchange over TCP (docs/dxp.md): the match tool connects to the engine's port and
     /// requests the games.
     Dxp,
@@ -97,7 +100,7 @@ fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
 }
 
 impl EngineSpec {
-    /// Reads `cmd=PATH [args],name=NAME,proto=uci|hub|dxp,option.NAME=VALUE,depth=N,
+    /// Reads `cmd=PATH [args],name=NAME,proto=uci|hub|hub1|dxp,option.NAME=VALUE,depth=N,
     /// movetime=MS,nodes=N,tc=S+I,dir=DIR,addr=HOST:PORT,dxp-moves=N` (any order; `cmd`
     /// required, except for a DXP engine given by `addr` that is already running).
     pub fn parse(text: &str) -> Result<EngineSpec, String> {
@@ -140,8 +143,11 @@ impl EngineSpec {
                     proto = match value.to_ascii_lowercase().as_str() {
                         "uci" => Proto::Uci,
                         "hub" => Proto::Hub,
+                        "hub1" => Proto::Hub1,
                         "dxp" => Proto::Dxp,
-                        other => return Err(format!("proto={other}: expected uci, hub or dxp")),
+                        other => {
+                            return Err(format!("proto={other}: expected uci, hub, hub1 or dxp"));
+                        }
                     }
                 }
                 "depth" => match number::<u32>(key, value)? {
