@@ -158,6 +158,12 @@ enum TuneCommand {
     ///
     /// Example: damka tune gen --variant international --games 2000 --depth 7 --out data.txt
     Gen(crate::tools::tune::GenConfig),
+    /// Fit the block tables of the pattern evaluation and the other weights to `FEN;RESULT`
+    /// lines by logistic regression and write a checked binary weights file (`EvalFile`
+    /// loads it; docs/tools.md).
+    ///
+    /// Example: damka tune patterns data/*.txt --variant international --out intl.dkw
+    Patterns(crate::tools::tune_patterns::PatternConfig),
     /// Fit the weights of a variant to `FEN;RESULT` lines by Texel's method and write them
     /// as a weights file (the `EvalFile` option loads it).
     ///
@@ -256,6 +262,10 @@ fn run_tune(command: TuneCommand) -> i32 {
     use crate::tools::{tune, tune_fit};
     match command {
         TuneCommand::Gen(config) => tune::run_gen(&config),
+        TuneCommand::Patterns(config) => {
+            let command: Vec<String> = std::env::args().collect();
+            crate::tools::tune_patterns::run_patterns(&config, &command.join(" "))
+        }
         TuneCommand::Fit {
             file,
             variant,

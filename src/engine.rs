@@ -7,8 +7,7 @@
 //! one place where the engine dispatches into the monomorphised rules and search.
 
 use crate::egtb::probe::Tables;
-use crate::eval::Weights;
-use crate::eval::weights::for_variant;
+use crate::eval::{EvalFile, EvalSet};
 use crate::game::Game;
 use crate::notation::diagram::diagram;
 use crate::notation::fen::{parse_fen, write_fen};
@@ -442,19 +441,17 @@ pub struct Options {
     pub move_overhead_ms: u64,
     /// The weights file loaded by `EvalFile` (empty: the built-in weights).
     pub eval_file: String,
-    /// That file's text, checked when it was loaded; its fields replace those of the
-    /// current variant's built-in set at each search.
-    pub eval_text: Option<String>,
+    /// That file's contents, checked when it was loaded; they replace the current variant's
+    /// built-in weights at each search.
+    pub eval_data: Option<EvalFile>,
     /// The endgame-table directory of `EGTBPath` (empty: none).
     pub egtb_path: String,
 }
 
 impl Options {
     /// The weights `EvalFile` gives `variant`, or `None` for its built-in set.
-    pub fn weights_for(&self, variant: Variant) -> Option<Weights> {
-        let text = self.eval_text.as_deref()?;
-        // The text was checked when loaded, and every set has the same fields.
-        for_variant(variant).parse_text(text).ok()
+    pub fn weights_for(&self, variant: Variant) -> Option<EvalSet> {
+        self.eval_data.as_ref()?.set_for(variant)
     }
 }
 
@@ -467,7 +464,7 @@ impl Default for Options {
             ponder: false,
             move_overhead_ms: 30,
             eval_file: String::new(),
-            eval_text: None,
+            eval_data: None,
             egtb_path: String::new(),
         }
     }
@@ -488,7 +485,7 @@ pub trait Session: Send {
     fn side_to_move(&self) -> Color;
     /// The static evaluation of the current position, centi-men for the side to move, with
     /// `weights` or (`None`) the variant's built-in set.
-    fn evaluate(&self, weights: Option<&Weights>) -> i32;
+    fn evaluate(&self, weights: Option<&EvalSet>) -> i32;
     /// The legal moves, as text.
     fn legal_moves(&self) -> Vec<String>;
     /// A line of moves from the current position, as text, up to its first move that is not
@@ -615,10 +612,10 @@ impl<R: Rules> Session for GameSession<R> {
         self.position().side_to_move()
     }
 
-    fn evaluate(&self, weights: Option<&Weights>) -> i32 {
+    fn evaluate(&self, weights: Option<&EvalSet>) -> i32 {
         match weights {
             None => crate::eval::evaluate(self.position()),
-            Some(weights) => crate::eval::evaluate_with(self.position(), weights),
+            Some(set) => set.evaluate(self.position()),
         }
     }
 
@@ -947,18 +944,17 @@ impl Engine {
         let loaded = match path {
             None => None,
             Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("a readable weights file ({e})"))?;
-                for_variant(self.variant())
-                    .parse_text(&text)
+                let bytes =
+                    std::fs::read(path).map_err(|e| format!("a readable weights file ({e})"))?;
+                let data = EvalFile::read(&bytes, self.variant())
                     .map_err(|e| format!("a weights file ({e})"))?;
-                Some((path.to_string(), text))
+                Some((path.to_string(), data))
             }
         };
         Ok(Box::new(move |engine| {
-            let (file, text) = loaded.unzip();
+            let (file, data) = loaded.unzip();
             engine.options.eval_file = file.unwrap_or_default();
-            engine.options.eval_text = text;
+            engine.options.eval_data = data;
             Ok(())
         }))
     }
@@ -1144,5 +1140,71 @@ mod tests {
             engine.check_option("ponder", "false").unwrap().name(),
             "Ponder"
         );
+    }
+
+    /// A binary weights file (block tables) loads for its board and gives the evaluation it
+    /// holds; a damaged one, or one for another board, is refused and changes nothing.
+    #[test]
+    fn a_binary_weights_file_is_checked_before_it_is_used() {
+        let dir = std::env::temp_dir().join(format!("damka-evalfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("international.dkw");
+        let mut patterns =
+            crate::eval::Patterns::zero(10, crate::eval::weights::INTERNATIONAL.to_text());
+        for (i, pair) in patterns.weights.iter_mut().enumerate() {
+            *pair = [(i % 97) as i16 - 48, (i % 89) as i16 - 44];
+        }
+        let bytes = &patterns.to_bytes()[..];
+        std::fs::write(&good, bytes).unwrap();
+        let truncated = dir.join("truncated.dkw");
+        std::fs::write(&truncated, &bytes[..bytes.len() - 100]).unwrap();
+        let mut damaged_bytes = bytes.to_vec();
+        damaged_bytes[bytes.len() / 2] ^= 0x40;
+        let damaged = dir.join("damaged.dkw");
+        std::fs::write(&damaged, &damaged_bytes).unwrap();
+
+        let (mut engine, _events) = Engine::new();
+        engine.set_option("Variant", "international").unwrap();
+        engine
+            .set_position(
+                Some(
+                    "W:W27,30,33,35,36,37,38,43,45,46,47,48,50:B1,2,3,5,6,10,11,12,13,17,19,23,24",
+                ),
+                &[],
+            )
+            .unwrap();
+        let set = crate::eval::EvalSet {
+            weights: crate::eval::weights::INTERNATIONAL,
+            patterns: Some(std::sync::Arc::new(patterns.clone())),
+        };
+        let position = crate::notation::fen::parse_fen::<crate::rules::International>(
+            "W:W27,30,33,35,36,37,38,43,45,46,47,48,50:B1,2,3,5,6,10,11,12,13,17,19,23,24",
+        )
+        .unwrap();
+        let expected = set.evaluate(&position);
+        let without = crate::eval::EvalSet {
+            patterns: None,
+            ..set.clone()
+        };
+        assert_ne!(expected, without.evaluate(&position), "the tables count");
+        engine
+            .set_option("EvalFile", good.to_str().unwrap())
+            .unwrap();
+        assert_eq!(engine.evaluate(), expected);
+        let before = engine.options().clone();
+        for (file, reason) in [(&truncated, "truncated"), (&damaged, "checksum")] {
+            let error = engine
+                .set_option("EvalFile", file.to_str().unwrap())
+                .unwrap_err();
+            assert!(error.to_string().contains(reason), "{error}");
+            assert_eq!(engine.options(), &before);
+        }
+        engine.set_option("EvalFile", "").unwrap();
+        engine.set_option("Variant", "english").unwrap();
+        let error = engine
+            .set_option("EvalFile", good.to_str().unwrap())
+            .unwrap_err();
+        assert!(error.to_string().contains("10x10"), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -35,8 +35,11 @@
 //!   down, as Scan 3.0 does for international draughts;
 //! - a small bonus for the side to move.
 
+pub mod defaults;
+pub mod patterns;
 pub mod weights;
 
+pub use patterns::Patterns;
 pub use weights::{Weights, weights};
 
 use crate::board::{Bitboard, Dir, Geometry};
@@ -48,18 +51,122 @@ use weights::{MAX_RANKS, RUNAWAY_DISTANCES};
 #[inline]
 pub fn evaluate<R: Rules>(position: &Position<R>) -> i32 {
     // Inlined with the weights as constants: zero weights drop their terms at compile time.
-    score::<R>(position, weights::<R>())
+    score::<R>(position, weights::<R>(), default_patterns::<R>())
 }
 
-/// Scores `position` for the side to move with the weights `w`.
+/// Scores `position` for the side to move with the weights `w` and no pattern tables (the
+/// tuner reads the linear terms this way).
 #[inline]
 pub fn evaluate_with<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
-    score::<R>(position, w)
+    score::<R>(position, w, None)
+}
+
+/// Scores `position` for the side to move with the weights `w` and the block tables
+/// `patterns` (`None`: none), as a weights file loaded with `EvalFile` gives them.
+#[inline]
+pub fn evaluate_full<R: Rules>(
+    position: &Position<R>,
+    w: &Weights,
+    patterns: Option<&Patterns>,
+) -> i32 {
+    score::<R>(position, w, patterns)
+}
+
+/// A whole evaluation as a weights file gives it: the weights and, where the file has them,
+/// the block tables.
+#[derive(Clone, Debug)]
+pub struct EvalSet {
+    /// The material, advancement, ... weights.
+    pub weights: Weights,
+    /// The block tables, or `None` for an evaluation without them.
+    pub patterns: Option<std::sync::Arc<Patterns>>,
+}
+
+impl EvalSet {
+    /// Scores `position` for the side to move with this set.
+    #[inline]
+    pub fn evaluate<R: Rules>(&self, position: &Position<R>) -> i32 {
+        score::<R>(position, &self.weights, self.patterns.as_deref())
+    }
+}
+
+/// The contents of a weights file (`EvalFile`), checked when it was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalFile {
+    /// The text form of [`Weights`]: its fields replace those of a variant's built-in set.
+    Text(String),
+    /// A binary weights file with block tables ([`patterns`]) and the other weights as text.
+    Patterns(std::sync::Arc<Patterns>),
+}
+
+/// The board family (10 or 8) whose block tables `variant`'s evaluation can use, or `None`
+/// for a variant whose evaluation is its own (antidraughts, Turkish).
+pub fn pattern_family(variant: crate::rules::Variant) -> Option<u16> {
+    crate::with_variant!(variant, R => pattern_family_of::<R>())
+}
+
+fn pattern_family_of<R: Rules>() -> Option<u16> {
+    if R::GOAL == Goal::Reversed || R::ROOK_MOVES {
+        None
+    } else {
+        Some(R::Geometry::SIZE as u16)
+    }
+}
+
+impl EvalFile {
+    /// Reads a file's bytes as weights for `variant`: a binary weights file (by its magic)
+    /// or the text form; the error says what is wrong.
+    pub fn read(bytes: &[u8], variant: crate::rules::Variant) -> Result<EvalFile, String> {
+        let base = weights::for_variant(variant);
+        if Patterns::is_weights_file(bytes) {
+            let family = pattern_family(variant).ok_or_else(|| {
+                format!(
+                    "{} has an evaluation of its own, without block tables",
+                    variant.name()
+                )
+            })?;
+            let patterns = Patterns::from_bytes(bytes, family).map_err(|e| e.to_string())?;
+            base.parse_text(&patterns.text)
+                .map_err(|e| format!("the file's weights text: {e}"))?;
+            return Ok(EvalFile::Patterns(std::sync::Arc::new(patterns)));
+        }
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| "neither a binary weights file nor UTF-8 text".to_string())?;
+        base.parse_text(text).map_err(|e| e.to_string())?;
+        Ok(EvalFile::Text(text.to_string()))
+    }
+
+    /// The evaluation this file gives `variant`, or `None` when it does not fit the variant
+    /// (block tables of another board): the built-in set then stays in force.
+    pub fn set_for(&self, variant: crate::rules::Variant) -> Option<EvalSet> {
+        let base = weights::for_variant(variant);
+        match self {
+            EvalFile::Text(text) => Some(EvalSet {
+                weights: base.parse_text(text).ok()?,
+                patterns: None,
+            }),
+            EvalFile::Patterns(patterns) => {
+                if pattern_family(variant) != Some(patterns.family) {
+                    return None;
+                }
+                Some(EvalSet {
+                    weights: base.parse_text(&patterns.text).ok()?,
+                    patterns: Some(std::sync::Arc::clone(patterns)),
+                })
+            }
+        }
+    }
+}
+
+/// The built-in block tables of variant `R`, or `None` where it has none.
+#[inline(always)]
+pub fn default_patterns<R: Rules>() -> Option<&'static Patterns> {
+    defaults::for_variant(R::VARIANT)
 }
 
 /// The evaluation itself, for [`evaluate`] and [`evaluate_with`].
 #[inline(always)]
-fn score<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
+fn score<R: Rules>(position: &Position<R>, w: &Weights, patterns: Option<&Patterns>) -> i32 {
     if R::GOAL == Goal::Reversed {
         return reversed_material(position);
     }
@@ -87,8 +194,28 @@ fn score<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
     let phase = ((white | black).count_ones() as i32).min(full);
     let opening = white_terms.opening - black_terms.opening;
     let endgame = white_terms.endgame - black_terms.endgame;
-    let mut score =
-        (opening * phase + endgame * (full - phase)) / full + white_terms.flat - black_terms.flat;
+    let tapered = match patterns {
+        None => (opening * phase + endgame * (full - phase)) / full,
+        Some(patterns) => {
+            // The block weights are in 1/16 centi-man: blend at that scale, then round down
+            // once, as the terms above are.
+            let (up, down) = if Position::<R>::moves_up(Color::White) {
+                (position.men(Color::White), position.men(Color::Black))
+            } else {
+                (position.men(Color::Black), position.men(Color::White))
+            };
+            let (mut block_opening, mut block_endgame) = patterns.score::<R::Geometry>(up, down);
+            if !Position::<R>::moves_up(Color::White) {
+                block_opening = -block_opening;
+                block_endgame = -block_endgame;
+            }
+            let unit = patterns::PATTERN_UNIT;
+            ((opening * unit + block_opening) * phase
+                + (endgame * unit + block_endgame) * (full - phase))
+                / (full * unit)
+        }
+    };
+    let mut score = tapered + white_terms.flat - black_terms.flat;
 
     if score > 0 {
         score = scale_drawish::<R>(score, white, black, kings, w);

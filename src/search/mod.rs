@@ -14,7 +14,7 @@ pub mod tt;
 
 use crate::egtb::Value;
 use crate::egtb::probe::Tables;
-use crate::eval::{Weights, evaluate, evaluate_with};
+use crate::eval::{EvalSet, evaluate};
 use crate::movegen::MoveList;
 use crate::position::{Move, Position};
 use crate::rules::Rules;
@@ -102,7 +102,7 @@ pub struct Shared {
     tbhits: AtomicU64,
     /// Weights to evaluate with instead of the variant's built-in set (the `EvalFile`
     /// option); `None` keeps the built-in set, which the compiler inlines as constants.
-    weights: Option<Weights>,
+    weights: Option<EvalSet>,
 }
 
 impl Shared {
@@ -171,7 +171,7 @@ impl Shared {
     }
 
     /// The same state, evaluating with `weights` (`None`: the built-in set).
-    pub fn with_weights(mut self, weights: Option<Weights>) -> Self {
+    pub fn with_weights(mut self, weights: Option<EvalSet>) -> Self {
         self.weights = weights;
         self
     }
@@ -887,7 +887,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
     fn evaluate(&self, position: &Position<R>) -> i32 {
         match &self.shared.weights {
             None => evaluate(position),
-            Some(weights) => evaluate_with(position, weights),
+            Some(set) => set.evaluate(position),
         }
     }
 

@@ -7,3 +7,4 @@ pub mod show;
 pub mod svg;
 pub mod tune;
 pub mod tune_fit;
+pub mod tune_patterns;

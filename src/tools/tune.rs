@@ -10,7 +10,10 @@
 //!
 //! Games run on `--threads` threads, each game on one; a game depends only on the seed and
 //! its number, and the file is written in game order, so the output does not depend on the
-//! thread count; each game is written as soon as the games before it are.
+//! thread count; each game is written as soon as the games before it are, followed by a
+//! comment line `# game N` (readers skip `#` lines). With `--resume` an interrupted run picks
+//! up after the last game its file holds in full (anything after that marker is cut off) and
+//! writes the same file an uninterrupted run would have written.
 
 use crate::game::{Game, Outcome};
 use crate::notation::fen::write_fen;
@@ -50,8 +53,11 @@ pub struct GenConfig {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Games played at once, one thread each.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, alias = "concurrency", default_value_t = 1)]
     pub threads: usize,
+    /// Continue the file `--out` where an interrupted run with the same options left it.
+    #[arg(long)]
+    pub resume: bool,
     /// Plies after which an unfinished game counts as a draw.
     #[arg(long, default_value_t = 400)]
     pub max_plies: usize,
@@ -148,10 +154,33 @@ pub fn play_game<R: Rules>(config: &GenConfig, index: u64) -> Vec<String> {
         game.play(best);
     }
     let result = result_text(game.outcome());
-    quiet
+    let mut lines: Vec<String> = quiet
         .into_iter()
         .map(|fen| format!("{fen};{result}"))
-        .collect()
+        .collect();
+    lines.push(format!("# game {index}"));
+    lines
+}
+
+/// The games a file holds in full (one more than the last `# game N` marker) and the length
+/// of the file up to the end of that marker's line.
+fn finished_games(text: &str) -> (usize, usize) {
+    let mut games = 0;
+    let mut end = 0;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        offset += line.len();
+        if !line.ends_with('\n') {
+            break;
+        }
+        if let Some(number) = line.trim().strip_prefix("# game ")
+            && let Ok(number) = number.parse::<usize>()
+        {
+            games = number + 1;
+            end = offset;
+        }
+    }
+    (games, end)
 }
 
 /// The output file and the games that finished before an earlier one.
@@ -178,7 +207,51 @@ impl Output {
 
 /// Runs `damka tune gen`; returns the exit code.
 pub fn run_gen(config: &GenConfig) -> i32 {
-    let file = match std::fs::File::create(&config.out) {
+    let (first, positions_before) = if config.resume && config.out.exists() {
+        let text = match std::fs::read_to_string(&config.out) {
+            Ok(text) => text,
+            Err(error) => {
+                eprintln!(
+                    "damka tune gen: cannot read {}: {error}",
+                    config.out.display()
+                );
+                return 2;
+            }
+        };
+        let (games, end) = finished_games(&text);
+        let positions = text[..end]
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .count();
+        (games, (positions, end as u64))
+    } else {
+        (0, (0, 0))
+    };
+    let opened = if config.resume {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&config.out)
+            .and_then(|mut file| {
+                use std::io::Seek;
+                // Cut a game the interruption left half written.
+                file.set_len(positions_before.1)?;
+                file.seek(std::io::SeekFrom::End(0))?;
+                Ok(file)
+            })
+    } else {
+        std::fs::File::create(&config.out)
+    };
+    if config.resume && first > 0 {
+        eprintln!(
+            "damka tune gen: {} holds {first} games ({} positions); playing games {first} to {}",
+            config.out.display(),
+            positions_before.0,
+            config.games
+        );
+    }
+    let file = match opened {
         Ok(file) => std::io::BufWriter::new(file),
         Err(error) => {
             eprintln!(
@@ -189,6 +262,7 @@ pub fn run_gen(config: &GenConfig) -> i32 {
         }
     };
     let bar = ProgressBar::new(config.games as u64);
+    bar.set_position(first.min(config.games) as u64);
     bar.set_style(
         ProgressStyle::with_template(
             "{elapsed_precise} [{bar:40}] {pos}/{len} games, {msg} positions, eta {eta}",
@@ -196,14 +270,14 @@ pub fn run_gen(config: &GenConfig) -> i32 {
         .expect("a valid template")
         .progress_chars("=> "),
     );
-    let next = AtomicUsize::new(0);
-    let positions = AtomicUsize::new(0);
+    let next = AtomicUsize::new(first);
+    let positions = AtomicUsize::new(positions_before.0);
     // Finished games wait here until every earlier game is written, so the file is in game
     // order whatever the thread count, and a long run can be used before it ends.
     let output = Mutex::new(Output {
         file,
         pending: BTreeMap::new(),
-        next: 0,
+        next: first,
         failed: false,
     });
     std::thread::scope(|scope| {
@@ -216,7 +290,8 @@ pub fn run_gen(config: &GenConfig) -> i32 {
                     }
                     let lines =
                         with_variant!(config.variant, R => play_game::<R>(config, index as u64));
-                    let total = positions.fetch_add(lines.len(), Ordering::Relaxed) + lines.len();
+                    let count = lines.len() - 1;
+                    let total = positions.fetch_add(count, Ordering::Relaxed) + count;
                     output
                         .lock()
                         .expect("no thread panicked")

@@ -297,11 +297,14 @@ pub fn rounded(start: &Weights, theta: &[f64]) -> Weights {
     start.with_values(&values).expect("the right length")
 }
 
-/// Reads `FEN;RESULT` lines; bad lines are counted and skipped.
-fn read_samples<R: Rules>(text: &str) -> (Vec<(Position<R>, f64)>, usize) {
+/// Reads `FEN;RESULT` lines (a result from 0 to 1); blank and `#` lines are skipped, bad
+/// lines counted and skipped.
+pub fn read_samples<'a, R: Rules>(
+    lines: impl IntoIterator<Item = &'a str>,
+) -> (Vec<(Position<R>, f64)>, usize) {
     let mut samples = Vec::new();
     let mut bad = 0;
-    for line in text.lines() {
+    for line in lines {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -356,7 +359,7 @@ pub fn run_fit(
 
 /// Fits the data of one variant; the tuned set and a summary to print.
 fn fit_file<R: Rules>(text: &str, config: &FitConfig) -> Option<(Weights, String)> {
-    let (samples, bad) = read_samples::<R>(text);
+    let (samples, bad) = read_samples::<R>(text.lines());
     if samples.is_empty() {
         return None;
     }

@@ -1,0 +1,686 @@
+//! `damka tune patterns`: fits the block tables of the pattern evaluation, together with the other weights, to game results by logistic regression and writes a checked weights file.
+//!
+//! The model is the evaluation itself: the linear terms of [`crate::eval::Weights`] read as
+//! features (as `damka tune fit` reads them, see [`super::tune_fit::extract`]) plus, for each
+//! block table of [`crate::eval::patterns`], the opening and endgame weight of the
+//! arrangement each side sees, blended by the phase as the evaluation blends them. With `s`
+//! the score from White's side and `R` the game result (1, 0.5, 0), the fit minimises the
+//! logistic loss `-(R ln p + (1 - R) ln(1 - p))`, `p = sigmoid(K s)`, plus an L2 penalty on
+//! the block weights (and the pull of `--l2` towards the starting values of the others).
+//! `K` is fitted to the starting weights first and then held, so a centi-man stays a
+//! centi-man.
+//!
+//! The descent is Adam (Kingma and Ba, 2015) over shuffled mini-batches, the gradient of a
+//! batch summed by `--threads` threads. After each pass over the data the loss on the
+//! held-out positions (the end of the data: the last games) is measured; the step is halved
+//! when it did not improve, and the fit stops after `--patience` passes without improvement,
+//! keeping the best weights seen (early stopping). The losses printed at the end come from
+//! the real integer evaluation with the written file, beside those of the starting weights.
+
+use super::tune::SplitMix;
+use super::tune_fit::{Dataset, FitConfig, extract, fit_k, read_samples, trainable};
+use crate::board::Geometry;
+use crate::eval::patterns::{
+    BLOCK_STATES, PATTERN_UNIT, PatternLayout, Patterns, indices, tables_of,
+};
+use crate::eval::weights::for_variant;
+use crate::eval::{EvalSet, Weights, pattern_family};
+use crate::position::Position;
+use crate::rules::{Color, Rules, Variant};
+use crate::with_variant;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What `damka tune patterns` was asked for (its command-line options).
+#[derive(Clone, Debug, clap::Args)]
+pub struct PatternConfig {
+    /// Files of `FEN;RESULT` lines, as `damka tune gen` writes them, read in this order.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The rule set of every position.
+    #[arg(long, short, default_value = "international")]
+    pub variant: Variant,
+    /// Start from this weights file (binary or text) instead of the built-in weights.
+    #[arg(long)]
+    pub start: Option<PathBuf>,
+    /// Most passes over the data.
+    #[arg(long, default_value_t = 30)]
+    pub epochs: usize,
+    /// Positions per step of the descent.
+    #[arg(long, default_value_t = 16384)]
+    pub batch: usize,
+    /// Adam's first step size, in centi-men.
+    #[arg(long, default_value_t = 1.0)]
+    pub learning_rate: f64,
+    /// L2 penalty on the block weights (per centi-man squared).
+    #[arg(long, default_value_t = 1e-8)]
+    pub l2: f64,
+    /// Pull of the other weights towards their starting values (as in `damka tune fit`).
+    #[arg(long, default_value_t = 0.0001)]
+    pub l2_weights: f64,
+    /// Weights (names or prefixes, comma-separated) kept at their starting values.
+    #[arg(long, value_delimiter = ',')]
+    pub fix: Vec<String>,
+    /// Share of the positions (the end of the data) held out to check the fit.
+    #[arg(long, default_value_t = 0.05)]
+    pub holdout: f64,
+    /// Passes without a better held-out loss before the fit stops.
+    #[arg(long, default_value_t = 3)]
+    pub patience: usize,
+    /// Fit the linear weights only (the block tables stay zero): the baseline to compare
+    /// the pattern model with.
+    #[arg(long)]
+    pub linear_only: bool,
+    /// Threads.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Seed of the shuffle.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The weights file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// The block indices and phase of each sample, beside the linear features of a [`Dataset`].
+#[derive(Debug, Default)]
+struct Blocks {
+    /// Tables in use.
+    tables: usize,
+    /// Per sample: the `tables` indices of the side moving up, then those of the side moving
+    /// down (each already offset by its table).
+    index: Vec<u32>,
+    /// Per sample: the opening share of the blend (the phase / the full phase).
+    opening_share: Vec<f32>,
+    /// +1 when White moves up (its blocks are the `up` ones), -1 otherwise.
+    orientation: f32,
+}
+
+/// The parameters: the flat linear weights and the block weights (opening, endgame
+/// interleaved: `2 * (table * 6561 + index) + phase`), in centi-men.
+#[derive(Clone, Debug)]
+struct Model {
+    theta: Vec<f64>,
+    blocks: Vec<f32>,
+}
+
+/// The logistic function.
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Logistic loss of a prediction `p` for a result `r`.
+fn log_loss(p: f64, r: f64) -> f64 {
+    let p = p.clamp(1e-12, 1.0 - 1e-12);
+    -(r * p.ln() + (1.0 - r) * (1.0 - p).ln())
+}
+
+impl Model {
+    /// The score of sample `i` from White's side and the divisor applied to it.
+    #[inline]
+    fn score(&self, data: &Dataset, blocks: &Blocks, i: usize) -> (f64, f64) {
+        let width = data.linear.len();
+        let row = &data.features[i * width..(i + 1) * width];
+        let mut total: f64 = row
+            .iter()
+            .zip(&data.linear)
+            .map(|(&f, &k)| f64::from(f) * self.theta[k])
+            .sum();
+        let t = blocks.tables;
+        let idx = &blocks.index[i * 2 * t..(i + 1) * 2 * t];
+        let (mut opening, mut endgame) = (0f32, 0f32);
+        for &j in &idx[..t] {
+            opening += self.blocks[2 * j as usize];
+            endgame += self.blocks[2 * j as usize + 1];
+        }
+        for &j in &idx[t..] {
+            opening -= self.blocks[2 * j as usize];
+            endgame -= self.blocks[2 * j as usize + 1];
+        }
+        let share = blocks.opening_share[i];
+        total += f64::from(blocks.orientation * (share * opening + (1.0 - share) * endgame));
+        let divisor = f64::from(if total >= 0.0 {
+            data.divisors[i][0]
+        } else {
+            data.divisors[i][1]
+        });
+        (
+            total / divisor + f64::from(data.sign[i]) * self.theta[data.stm],
+            divisor,
+        )
+    }
+
+    /// Adds the loss gradient of the samples `ids` into `g_theta` and `g_blocks`; returns
+    /// the summed loss.
+    fn gradient(
+        &self,
+        data: &Dataset,
+        blocks: &Blocks,
+        ids: &[u32],
+        k: f64,
+        g_theta: &mut [f64],
+        g_blocks: &mut [f32],
+    ) -> f64 {
+        let width = data.linear.len();
+        let t = blocks.tables;
+        let mut loss = 0.0;
+        for &i in ids {
+            let i = i as usize;
+            let (s, divisor) = self.score(data, blocks, i);
+            let r = f64::from(data.results[i]);
+            let p = sigmoid(k * s);
+            loss += log_loss(p, r);
+            let g = k * (p - r);
+            let scaled = g / divisor;
+            let row = &data.features[i * width..(i + 1) * width];
+            for (&f, &index) in row.iter().zip(&data.linear) {
+                g_theta[index] += scaled * f64::from(f);
+            }
+            g_theta[data.stm] += g * f64::from(data.sign[i]);
+            let share = blocks.opening_share[i];
+            let go = (scaled as f32) * blocks.orientation * share;
+            let ge = (scaled as f32) * blocks.orientation * (1.0 - share);
+            let idx = &blocks.index[i * 2 * t..(i + 1) * 2 * t];
+            for &j in &idx[..t] {
+                g_blocks[2 * j as usize] += go;
+                g_blocks[2 * j as usize + 1] += ge;
+            }
+            for &j in &idx[t..] {
+                g_blocks[2 * j as usize] -= go;
+                g_blocks[2 * j as usize + 1] -= ge;
+            }
+        }
+        loss
+    }
+
+    /// Mean logistic loss and mean squared error over samples `ids`.
+    fn losses(
+        &self,
+        data: &Dataset,
+        blocks: &Blocks,
+        ids: std::ops::Range<usize>,
+        k: f64,
+    ) -> (f64, f64) {
+        let n = ids.len().max(1) as f64;
+        let (mut log, mut squared) = (0.0, 0.0);
+        for i in ids {
+            let p = sigmoid(k * self.score(data, blocks, i).0);
+            let r = f64::from(data.results[i]);
+            log += log_loss(p, r);
+            squared += (p - r) * (p - r);
+        }
+        (log / n, squared / n)
+    }
+
+    /// The model rounded into a weights file.
+    fn to_patterns(&self, start: &Weights, family: u16) -> Patterns {
+        let values: Vec<i32> = self.theta.iter().map(|v| v.round() as i32).collect();
+        let weights = start.with_values(&values).expect("the right length");
+        let unit = PATTERN_UNIT as f32;
+        let mut patterns = Patterns::zero(family, weights.to_text());
+        for (j, pair) in patterns.weights.iter_mut().enumerate() {
+            let round = |v: f32| (v * unit).round().clamp(i16::MIN as f32, i16::MAX as f32) as i16;
+            *pair = [round(self.blocks[2 * j]), round(self.blocks[2 * j + 1])];
+        }
+        patterns
+    }
+}
+
+/// Positions with their game results (1, 0.5, 0 for White).
+type Samples<R> = Vec<(Position<R>, f64)>;
+
+/// Reads `FEN;RESULT` lines of every file, in order, on `threads` threads; returns the
+/// samples and the number of bad lines.
+fn read_files<R: Rules>(files: &[PathBuf], threads: usize) -> Result<(Samples<R>, usize), String> {
+    let mut samples = Vec::new();
+    let mut bad = 0;
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let lines: Vec<&str> = text.lines().collect();
+        let chunk = lines.len().div_ceil(threads.max(1)).max(1);
+        let parts: Vec<(Samples<R>, usize)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = lines
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || read_samples::<R>(part.iter().copied())))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("no panic"))
+                .collect()
+        });
+        for (part, part_bad) in parts {
+            samples.extend(part);
+            bad += part_bad;
+        }
+    }
+    Ok((samples, bad))
+}
+
+/// The linear features and block indices of `samples`, on `threads` threads.
+fn features<R: Rules>(
+    samples: &[(Position<R>, f64)],
+    start: &Weights,
+    threads: usize,
+) -> (Dataset, Blocks) {
+    let chunk = samples.len().div_ceil(threads.max(1)).max(1);
+    let parts: Vec<Dataset> = std::thread::scope(|scope| {
+        let handles: Vec<_> = samples
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || extract(part, start)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("no panic"))
+            .collect()
+    });
+    let mut data = Dataset::default();
+    for part in parts {
+        data.linear = part.linear;
+        data.stm = part.stm;
+        data.features.extend(part.features);
+        data.sign.extend(part.sign);
+        data.divisors.extend(part.divisors);
+        data.results.extend(part.results);
+    }
+    let tables = <R::Geometry as PatternLayout>::LAYOUT.tables;
+    let white_up = Position::<R>::moves_up(Color::White);
+    let full = (2 * R::START_ROWS * R::Geometry::PER_ROW) as f32;
+    let mut blocks = Blocks {
+        tables,
+        index: Vec::with_capacity(samples.len() * 2 * tables),
+        opening_share: Vec::with_capacity(samples.len()),
+        orientation: if white_up { 1.0 } else { -1.0 },
+    };
+    for (position, _) in samples {
+        let (white, black) = (position.men(Color::White), position.men(Color::Black));
+        let (up, down) = if white_up {
+            (white, black)
+        } else {
+            (black, white)
+        };
+        let (up_index, down_index) = indices::<R::Geometry>(up, down);
+        for side in [&up_index, &down_index] {
+            for (t, &index) in side[..tables].iter().enumerate() {
+                blocks
+                    .index
+                    .push((t * BLOCK_STATES) as u32 + u32::from(index));
+            }
+        }
+        let phase = (position.occupied().count_ones() as f32).min(full);
+        blocks.opening_share.push(phase / full);
+    }
+    (data, blocks)
+}
+
+/// The real evaluation's mean logistic loss and squared error on `samples` with `set`.
+fn real_losses<R: Rules>(samples: &[(Position<R>, f64)], set: &EvalSet, k: f64) -> (f64, f64) {
+    let n = samples.len().max(1) as f64;
+    let (mut log, mut squared) = (0.0, 0.0);
+    for (position, r) in samples {
+        let score = set.evaluate(position);
+        let white = if position.side_to_move() == Color::White {
+            score
+        } else {
+            -score
+        };
+        let p = sigmoid(k * f64::from(white));
+        log += log_loss(p, *r);
+        squared += (p - r) * (p - r);
+    }
+    (log / n, squared / n)
+}
+
+/// Runs `damka tune patterns`; returns the exit code.
+pub fn run_patterns(config: &PatternConfig, command: &str) -> i32 {
+    match with_variant!(config.variant, R => fit_patterns::<R>(config, command)) {
+        Ok(()) => 0,
+        Err(message) => {
+            eprintln!("damka tune patterns: {message}");
+            2
+        }
+    }
+}
+
+fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), String> {
+    let family = pattern_family(R::VARIANT)
+        .ok_or_else(|| format!("{} has no block tables", R::VARIANT.name()))?;
+    let tables = tables_of(family).expect("a known family");
+    let threads = config.threads.max(1);
+    // The starting point: a weights file, or the built-in weights (and built-in tables).
+    let start_set = match &config.start {
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            crate::eval::EvalFile::read(&bytes, R::VARIANT)?
+                .set_for(R::VARIANT)
+                .ok_or_else(|| format!("{} does not fit {}", path.display(), R::VARIANT.name()))?
+        }
+        None => EvalSet {
+            weights: *for_variant(R::VARIANT),
+            patterns: crate::eval::default_patterns::<R>().map(|p| Arc::new(p.clone())),
+        },
+    };
+    let start = start_set.weights;
+
+    let clock = std::time::Instant::now();
+    let (samples, bad) = read_files::<R>(&config.files, threads)?;
+    if samples.len() < 2 {
+        return Err("fewer than two usable positions".to_string());
+    }
+    let cut = ((samples.len() as f64) * (1.0 - config.holdout.clamp(0.001, 0.5))) as usize;
+    eprintln!(
+        "{} positions read ({bad} bad lines skipped) in {:.1} s; {} to fit, {} held out",
+        samples.len(),
+        clock.elapsed().as_secs_f64(),
+        cut,
+        samples.len() - cut
+    );
+    let linear_start = EvalSet {
+        weights: start,
+        patterns: None,
+    };
+    let k = fit_k(&samples[..cut.min(200_000)], &start);
+    let (data, blocks) = features(&samples, &start, threads);
+    eprintln!(
+        "features read in {:.1} s; K = {k:.6}",
+        clock.elapsed().as_secs_f64()
+    );
+
+    let mut model = Model {
+        theta: start.to_vec().iter().map(|&v| f64::from(v)).collect(),
+        blocks: vec![0.0; 2 * tables * BLOCK_STATES],
+    };
+    if let Some(patterns) = &start_set.patterns
+        && !config.linear_only
+    {
+        for (j, pair) in patterns.weights.iter().enumerate() {
+            model.blocks[2 * j] = f32::from(pair[0]) / PATTERN_UNIT as f32;
+            model.blocks[2 * j + 1] = f32::from(pair[1]) / PATTERN_UNIT as f32;
+        }
+    }
+    let initial = model.theta.clone();
+    let mask = trainable(&FitConfig {
+        fixed: config.fix.clone(),
+        ..FitConfig::default()
+    });
+
+    let mut order: Vec<u32> = (0..cut as u32).collect();
+    let mut rng = SplitMix(config.seed);
+    let (beta1, beta2, epsilon) = (0.9f64, 0.999f64, 1e-8);
+    let (mut m_theta, mut v_theta) = (vec![0.0; model.theta.len()], vec![0.0; model.theta.len()]);
+    let (mut m_blocks, mut v_blocks) = (
+        vec![0f32; model.blocks.len()],
+        vec![0f32; model.blocks.len()],
+    );
+    let mut rate = config.learning_rate;
+    let mut step = 0i32;
+    let held = cut..samples.len();
+    let (mut best_loss, _) = model.losses(&data, &blocks, held.clone(), k);
+    eprintln!("start: held-out loss {best_loss:.6}");
+    let mut best = model.clone();
+    let mut since_best = 0;
+    let batch = config.batch.max(1);
+    for epoch in 0..config.epochs {
+        // Fisher-Yates shuffle of the fitted positions.
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let bar = ProgressBar::new(order.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("epoch {msg} [{bar:40}] {pos}/{len} positions, eta {eta}")
+                .expect("a valid template")
+                .progress_chars("=> "),
+        );
+        bar.set_message(epoch.to_string());
+        let mut train_loss = 0.0;
+        for ids in order.chunks(batch) {
+            let part = ids.len().div_ceil(threads).max(1);
+            let results: Vec<(Vec<f64>, Vec<f32>, f64)> = std::thread::scope(|scope| {
+                let handles: Vec<_> = ids
+                    .chunks(part)
+                    .map(|slice| {
+                        let model = &model;
+                        let (data, blocks) = (&data, &blocks);
+                        scope.spawn(move || {
+                            let mut g_theta = vec![0.0; model.theta.len()];
+                            let mut g_blocks = vec![0f32; model.blocks.len()];
+                            let loss =
+                                model.gradient(data, blocks, slice, k, &mut g_theta, &mut g_blocks);
+                            (g_theta, g_blocks, loss)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("no panic"))
+                    .collect()
+            });
+            let n = ids.len() as f64;
+            let mut g_theta = vec![0.0; model.theta.len()];
+            let mut g_blocks = vec![0f32; model.blocks.len()];
+            for (gt, gb, loss) in results {
+                train_loss += loss;
+                g_theta.iter_mut().zip(gt).for_each(|(a, b)| *a += b);
+                g_blocks.iter_mut().zip(gb).for_each(|(a, b)| *a += b);
+            }
+            step += 1;
+            let c1 = 1.0 - beta1.powi(step);
+            let c2 = 1.0 - beta2.powi(step);
+            for j in 0..model.theta.len() {
+                if !mask[j] {
+                    continue;
+                }
+                let g =
+                    g_theta[j] / n + 2.0 * config.l2_weights * (model.theta[j] - initial[j]) / 1e4;
+                m_theta[j] = beta1 * m_theta[j] + (1.0 - beta1) * g;
+                v_theta[j] = beta2 * v_theta[j] + (1.0 - beta2) * g * g;
+                model.theta[j] -= rate * (m_theta[j] / c1) / ((v_theta[j] / c2).sqrt() + epsilon);
+            }
+            if !config.linear_only {
+                let (b1, b2, eps) = (beta1 as f32, beta2 as f32, epsilon as f32);
+                let (c1, c2, lr, inv_n) = (c1 as f32, c2 as f32, rate as f32, (1.0 / n) as f32);
+                let l2 = config.l2 as f32;
+                for j in 0..model.blocks.len() {
+                    let g = g_blocks[j] * inv_n + l2 * model.blocks[j];
+                    if g == 0.0 && m_blocks[j] == 0.0 {
+                        continue;
+                    }
+                    m_blocks[j] = b1 * m_blocks[j] + (1.0 - b1) * g;
+                    v_blocks[j] = b2 * v_blocks[j] + (1.0 - b2) * g * g;
+                    model.blocks[j] -= lr * (m_blocks[j] / c1) / ((v_blocks[j] / c2).sqrt() + eps);
+                }
+            }
+            bar.inc(ids.len() as u64);
+        }
+        bar.finish_and_clear();
+        let (held_loss, held_mse) = model.losses(&data, &blocks, held.clone(), k);
+        eprintln!(
+            "epoch {epoch}: fitted loss {:.6}, held-out loss {held_loss:.6} (squared error {held_mse:.6}), step {rate:.3}, {:.0} s",
+            train_loss / cut as f64,
+            clock.elapsed().as_secs_f64()
+        );
+        if held_loss < best_loss - 1e-7 {
+            best_loss = held_loss;
+            best = model.clone();
+            since_best = 0;
+        } else {
+            since_best += 1;
+            rate *= 0.5;
+            if since_best >= config.patience {
+                break;
+            }
+        }
+    }
+
+    let patterns = best.to_patterns(&start, family);
+    let fitted = EvalSet {
+        weights: start
+            .parse_text(&patterns.text)
+            .map_err(|e| format!("the fitted weights' text: {e}"))?,
+        patterns: (!config.linear_only).then(|| Arc::new(patterns.clone())),
+    };
+    let check = &samples[cut..];
+    let (start_log, start_mse) = real_losses(check, &start_set, k);
+    let (linear_log, linear_mse) = real_losses(check, &linear_start, k);
+    let (fitted_log, fitted_mse) = real_losses(check, &fitted, k);
+    println!("# {} weights fitted by: {command}", R::VARIANT.name());
+    println!(
+        "# {} positions ({} fitted, {} held out), K = {k:.6}",
+        samples.len(),
+        cut,
+        check.len()
+    );
+    println!("# held-out loss of the real evaluation (logistic / squared error):");
+    println!("#   starting linear weights:  {linear_log:.6} / {linear_mse:.6}");
+    if start_set.patterns.is_some() {
+        println!("#   starting weights and tables: {start_log:.6} / {start_mse:.6}");
+    }
+    println!("#   fitted:                  {fitted_log:.6} / {fitted_mse:.6}");
+    let bytes = if config.linear_only {
+        // The linear baseline is written in the text form, which every build reads.
+        fitted.weights.to_text().into_bytes()
+    } else {
+        patterns.to_bytes()
+    };
+    let temporary = config.out.with_extension("partial");
+    std::fs::write(&temporary, &bytes)
+        .and_then(|()| std::fs::rename(&temporary, &config.out))
+        .map_err(|e| format!("cannot write {}: {e}", config.out.display()))?;
+    println!(
+        "# weights written to {} ({} bytes)",
+        config.out.display(),
+        bytes.len()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{English, International};
+
+    /// Positions of random playouts with random results.
+    fn samples<R: Rules>(seed: u64, games: usize) -> Vec<(Position<R>, f64)> {
+        let mut rng = SplitMix(seed);
+        let mut out = Vec::new();
+        for _ in 0..games {
+            let mut position = Position::<R>::start();
+            for _ in 0..40 {
+                let legal = position.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                position = position.play(&legal.as_slice()[rng.below(legal.len())]);
+                out.push((position, [0.0, 0.5, 1.0][rng.below(3)]));
+            }
+        }
+        out
+    }
+
+    /// The analytic gradient of the loss agrees with finite differences, for the linear
+    /// weights and the block weights of both phases.
+    fn gradient_matches_finite_differences<R: Rules>() {
+        let samples = samples::<R>(5, 3);
+        let start = *for_variant(R::VARIANT);
+        let (data, blocks) = features(&samples, &start, 1);
+        let mut rng = SplitMix(17);
+        let mut model = Model {
+            theta: start.to_vec().iter().map(|&v| f64::from(v)).collect(),
+            blocks: (0..2 * blocks.tables * BLOCK_STATES)
+                .map(|_| rng.below(41) as f32 - 20.0)
+                .collect(),
+        };
+        let ids: Vec<u32> = (0..samples.len() as u32).collect();
+        let k = 0.007;
+        let mut g_theta = vec![0.0; model.theta.len()];
+        let mut g_blocks = vec![0f32; model.blocks.len()];
+        model.gradient(&data, &blocks, &ids, k, &mut g_theta, &mut g_blocks);
+        let loss = |model: &Model| {
+            model.losses(&data, &blocks, 0..samples.len(), k).0 * samples.len() as f64
+        };
+        // The blocks some sample uses, both phases; and some linear weights.
+        let used: Vec<usize> = blocks
+            .index
+            .iter()
+            .take(12)
+            .flat_map(|&j| [2 * j as usize, 2 * j as usize + 1])
+            .collect();
+        for &j in &used {
+            let h = 0.05f32;
+            let mut plus = model.clone();
+            plus.blocks[j] += h;
+            let mut minus = model.clone();
+            minus.blocks[j] -= h;
+            let numeric = (loss(&plus) - loss(&minus)) / (2.0 * f64::from(h));
+            assert!(
+                (numeric - f64::from(g_blocks[j])).abs() < 1e-3 + 0.02 * numeric.abs(),
+                "block {j}: {numeric} vs {}",
+                g_blocks[j]
+            );
+        }
+        for &j in data.linear.iter().take(8) {
+            let h = 0.5;
+            model.theta[j] += h;
+            let up = loss(&model);
+            model.theta[j] -= 2.0 * h;
+            let down = loss(&model);
+            model.theta[j] += h;
+            let numeric = (up - down) / (2.0 * h);
+            assert!(
+                (numeric - g_theta[j]).abs() < 1e-3 + 0.02 * numeric.abs(),
+                "weight {j}: {numeric} vs {}",
+                g_theta[j]
+            );
+        }
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences_international() {
+        gradient_matches_finite_differences::<International>();
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences_english() {
+        gradient_matches_finite_differences::<English>();
+    }
+
+    /// The model's score with the tables of a file is the real evaluation's (up to rounding).
+    #[test]
+    fn the_model_scores_as_the_evaluation_does() {
+        let samples = samples::<International>(8, 6);
+        let start = crate::eval::weights::INTERNATIONAL;
+        let (data, blocks) = features(&samples, &start, 2);
+        let mut patterns = Patterns::zero(10, String::new());
+        let mut rng = SplitMix(3);
+        for pair in patterns.weights.iter_mut() {
+            *pair = [rng.below(801) as i16 - 400, rng.below(801) as i16 - 400];
+        }
+        let set = EvalSet {
+            weights: start,
+            patterns: Some(Arc::new(patterns.clone())),
+        };
+        let model = Model {
+            theta: start.to_vec().iter().map(|&v| f64::from(v)).collect(),
+            blocks: patterns
+                .weights
+                .iter()
+                .flat_map(|pair| pair.map(|v| f32::from(v) / PATTERN_UNIT as f32))
+                .collect(),
+        };
+        for (i, (position, _)) in samples.iter().enumerate() {
+            let real = set.evaluate(position);
+            let real = if position.side_to_move() == Color::White {
+                real
+            } else {
+                -real
+            };
+            let modelled = model.score(&data, &blocks, i).0;
+            assert!(
+                (modelled - f64::from(real)).abs() <= 2.5,
+                "{position:?}: {modelled} vs {real}"
+            );
+        }
+    }
+}

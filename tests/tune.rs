@@ -1,0 +1,132 @@
+//! `damka tune gen` and `damka tune patterns` as a user runs them: resumable, thread-count independent data, and a weights file the engine then loads.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn damka() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_damka"))
+}
+
+/// A fresh folder under the target directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tune-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `damka tune gen` for international at depth 2; returns the file's text.
+fn generate(out: &Path, games: usize, threads: usize, resume: bool) -> String {
+    let mut command = damka();
+    command.args([
+        "tune",
+        "gen",
+        "--variant",
+        "international",
+        "--depth",
+        "2",
+        "--seed",
+        "9",
+    ]);
+    command.args([
+        "--games",
+        &games.to_string(),
+        "--threads",
+        &threads.to_string(),
+    ]);
+    command.arg("--out").arg(out);
+    if resume {
+        command.arg("--resume");
+    }
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::fs::read_to_string(out).unwrap()
+}
+
+#[test]
+fn an_interrupted_gen_resumes_to_the_same_file() {
+    let dir = scratch("resume");
+    let whole = generate(&dir.join("whole.txt"), 8, 1, false);
+    assert_eq!(whole.matches("# game ").count(), 8);
+    assert!(whole.lines().filter(|l| !l.starts_with('#')).count() > 8 * 20);
+    // Two threads write the same file.
+    assert_eq!(generate(&dir.join("two.txt"), 8, 2, false), whole);
+    // Three games, then the rest.
+    let part = dir.join("part.txt");
+    generate(&part, 3, 1, false);
+    assert_eq!(generate(&part, 8, 2, true), whole);
+    // A run killed in the middle of writing a game: the half game is cut and replayed.
+    let cut = dir.join("cut.txt");
+    let marker = whole.match_indices("# game 4\n").next().unwrap().0;
+    std::fs::write(&cut, &whole[..marker + 40]).unwrap();
+    assert_eq!(generate(&cut, 8, 1, true), whole);
+    // Resuming a finished file changes nothing.
+    assert_eq!(generate(&cut, 8, 1, true), whole);
+}
+
+#[test]
+fn fitted_patterns_load_in_the_engine_and_a_damaged_file_is_refused() {
+    let dir = scratch("patterns");
+    let data = dir.join("data.txt");
+    generate(&data, 20, 2, false);
+    let weights = dir.join("w.dkw");
+    let output = damka()
+        .args([
+            "tune",
+            "patterns",
+            "--variant",
+            "international",
+            "--epochs",
+            "2",
+        ])
+        .arg(&data)
+        .arg("--out")
+        .arg(&weights)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(report.contains("held-out loss"), "{report}");
+    let bytes = std::fs::read(&weights).unwrap();
+    assert!(bytes.starts_with(b"DAMKAEVL"));
+    let damaged = dir.join("damaged.dkw");
+    std::fs::write(&damaged, &bytes[..bytes.len() / 2]).unwrap();
+
+    let session = format!(
+        "setoption name Variant value international\n\
+         setoption name EvalFile value {}\n\
+         setoption name EvalFile value {}\n\
+         position startpos\ngo depth 3\nisready\nquit\n",
+        weights.display(),
+        damaged.display()
+    );
+    let mut child = damka()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(session.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    let errors: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("info string error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{text}");
+    assert!(errors[0].contains("truncated"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
+}
