@@ -684,11 +684,20 @@ fn eval_file_loads_weights_and_a_bad_file_keeps_the_previous_ones() {
     let fen = damka.fen();
     let position = parse_fen::<International>(&fen).expect("the engine's FEN reads");
     let default = damka.eval();
-    assert_eq!(default, evaluate_with(&position, &INTERNATIONAL));
+    assert_eq!(default, damka::eval::evaluate(&position));
 
-    // The built-in set written out and read back scores the same.
-    damka.accepted(&format!("setoption name EvalFile value {built_in}"));
+    // The built-in weights file (block tables and weights) written out and read back scores
+    // the same; the built-in weights as text give the linear evaluation without the tables.
+    let built_in_file = dir.join("built-in.dkw");
+    std::fs::write(&built_in_file, damka::eval::defaults::INTERNATIONAL_FILE)
+        .expect("a temporary file");
+    damka.accepted(&format!(
+        "setoption name EvalFile value {}",
+        built_in_file.display()
+    ));
     assert_eq!(damka.eval(), default);
+    damka.accepted(&format!("setoption name EvalFile value {built_in}"));
+    assert_eq!(damka.eval(), evaluate_with(&position, &INTERNATIONAL));
 
     // Another set is used by `eval` and by the search.
     damka.accepted(&format!("setoption name EvalFile value {other}"));

@@ -1,14 +1,48 @@
 //! The built-in block tables of each variant, read once from the weights files compiled into the binary.
 //!
-//! No variant has built-in tables yet: a trained file goes in with the self-play test that
-//! shows it plays better (docs/bench.md, "Pattern evaluation").
+//! Each file is the output of `damka tune patterns` (docs/tools.md) and carries the other
+//! weights too, as text; those are also compiled in as constants (`weights.rs`), which lets
+//! the compiler fold them, and a test checks that the two agree.
 
 use super::patterns::Patterns;
 use crate::rules::Variant;
+use std::sync::LazyLock;
+
+/// The international weights file.
+pub const INTERNATIONAL_FILE: &[u8] = include_bytes!("data/international.dkw");
+
+static INTERNATIONAL: LazyLock<Patterns> = LazyLock::new(|| {
+    Patterns::from_bytes(INTERNATIONAL_FILE, 10)
+        .expect("the built-in international weights file is valid")
+});
 
 /// The built-in block tables of `variant`, or `None` where it has none.
 #[inline(always)]
 pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
-    let _ = variant;
-    None
+    match variant {
+        Variant::International => Some(&INTERNATIONAL),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::weights;
+
+    /// The constants the evaluation folds are the text of the built-in file.
+    #[test]
+    fn the_built_in_file_loads_and_matches_the_compiled_weights() {
+        let patterns = for_variant(Variant::International).expect("international has tables");
+        assert_eq!(patterns.family, 10);
+        let from_file = weights::INTERNATIONAL_HAND_SET
+            .parse_text(&patterns.text)
+            .expect("the file's text names known weights");
+        assert_eq!(from_file, weights::INTERNATIONAL);
+        assert!(patterns.weights.iter().any(|pair| pair != &[0, 0]));
+        assert!(
+            INTERNATIONAL_FILE.len() < 8 << 20,
+            "embedded files stay under 8 MiB"
+        );
+    }
 }

@@ -33,7 +33,10 @@
 //!   KCENT);
 //! - drawish material for flying kings: a lead with too few pieces against a king is divided
 //!   down, as Scan 3.0 does for international draughts;
-//! - a small bonus for the side to move.
+//! - a small bonus for the side to move;
+//! - where a variant has them (international), block tables: a learned opening and endgame
+//!   weight for every arrangement of men in each overlapping 4x4 block of the board (Scan
+//!   2.0's patterns; [`patterns`]), blended with the other tapered terms.
 
 pub mod defaults;
 pub mod patterns;
@@ -61,17 +64,6 @@ pub fn evaluate_with<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
     score::<R>(position, w, None)
 }
 
-/// Scores `position` for the side to move with the weights `w` and the block tables
-/// `patterns` (`None`: none), as a weights file loaded with `EvalFile` gives them.
-#[inline]
-pub fn evaluate_full<R: Rules>(
-    position: &Position<R>,
-    w: &Weights,
-    patterns: Option<&Patterns>,
-) -> i32 {
-    score::<R>(position, w, patterns)
-}
-
 /// A whole evaluation as a weights file gives it: the weights and, where the file has them,
 /// the block tables.
 #[derive(Clone, Debug)]
@@ -93,7 +85,9 @@ impl EvalSet {
 /// The contents of a weights file (`EvalFile`), checked when it was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EvalFile {
-    /// The text form of [`Weights`]: its fields replace those of a variant's built-in set.
+    /// The text form of [`Weights`]: its fields replace those of a variant's built-in set,
+    /// and the evaluation is the linear one, without block tables (a text set is fitted
+    /// without them).
     Text(String),
     /// A binary weights file with block tables ([`patterns`]) and the other weights as text.
     Patterns(std::sync::Arc<Patterns>),
