@@ -11,9 +11,16 @@ use std::sync::LazyLock;
 /// The international weights file.
 pub const INTERNATIONAL_FILE: &[u8] = include_bytes!("data/international.dkw");
 
+/// The English weights file.
+pub const ENGLISH_FILE: &[u8] = include_bytes!("data/english.dkw");
+
 static INTERNATIONAL: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(INTERNATIONAL_FILE, 10)
         .expect("the built-in international weights file is valid")
+});
+
+static ENGLISH: LazyLock<Patterns> = LazyLock::new(|| {
+    Patterns::from_bytes(ENGLISH_FILE, 8).expect("the built-in English weights file is valid")
 });
 
 /// The built-in block tables of `variant`, or `None` where it has none.
@@ -21,6 +28,7 @@ static INTERNATIONAL: LazyLock<Patterns> = LazyLock::new(|| {
 pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
     match variant {
         Variant::International => Some(&INTERNATIONAL),
+        Variant::English => Some(&ENGLISH),
         _ => None,
     }
 }
@@ -30,19 +38,27 @@ mod tests {
     use super::*;
     use crate::eval::weights;
 
-    /// The constants the evaluation folds are the text of the built-in file.
+    /// The constants the evaluation folds are the text of each built-in file.
     #[test]
-    fn the_built_in_file_loads_and_matches_the_compiled_weights() {
-        let patterns = for_variant(Variant::International).expect("international has tables");
-        assert_eq!(patterns.family, 10);
-        let from_file = weights::INTERNATIONAL_HAND_SET
-            .parse_text(&patterns.text)
-            .expect("the file's text names known weights");
-        assert_eq!(from_file, weights::INTERNATIONAL);
-        assert!(patterns.weights.iter().any(|pair| pair != &[0, 0]));
-        assert!(
-            INTERNATIONAL_FILE.len() < 8 << 20,
-            "embedded files stay under 8 MiB"
-        );
+    fn the_built_in_files_load_and_match_the_compiled_weights() {
+        let files = [
+            (
+                Variant::International,
+                INTERNATIONAL_FILE,
+                10,
+                &weights::INTERNATIONAL,
+            ),
+            (Variant::English, ENGLISH_FILE, 8, &weights::ENGLISH),
+        ];
+        for (variant, file, family, compiled) in files {
+            let patterns = for_variant(variant).expect("the variant has tables");
+            assert_eq!(patterns.family, family, "{variant}");
+            let from_file = weights::INTERNATIONAL_HAND_SET
+                .parse_text(&patterns.text)
+                .expect("the file's text names known weights");
+            assert_eq!(&from_file, compiled, "{variant}");
+            assert!(patterns.weights.iter().any(|pair| pair != &[0, 0]));
+            assert!(file.len() < 8 << 20, "embedded files stay under 8 MiB");
+        }
     }
 }

@@ -34,7 +34,7 @@
 //! - drawish material for flying kings: a lead with too few pieces against a king is divided
 //!   down, as Scan 3.0 does for international draughts;
 //! - a small bonus for the side to move;
-//! - where a variant has them (international), block tables: a learned opening and endgame
+//! - where a variant has them (international, English), block tables: a learned opening and endgame
 //!   weight for every arrangement of men in each overlapping 4x4 block of the board (Scan
 //!   2.0's patterns; [`patterns`]), blended with the other tapered terms.
 
@@ -773,6 +773,76 @@ mod tests {
         }
     }
 
+    /// Quiet positions with at most `max` pieces a side (one at least), men off the row
+    /// where they would have been crowned, neither side with a capture pending.
+    fn quiet_small_positions<R: Rules>(seed: u64, count: usize, max: usize) -> Vec<Position<R>> {
+        let last_row = |color: Color| {
+            if Position::<R>::moves_up(color) {
+                R::Geometry::row_mask(0)
+            } else {
+                R::Geometry::row_mask(R::Geometry::SIZE - 1)
+            }
+        };
+        random_boards::<R>(seed, count, max)
+            .into_iter()
+            .filter(|position| {
+                let other = position.with_side_to_move(position.side_to_move().opponent());
+                [Color::White, Color::Black].into_iter().all(|color| {
+                    position.pieces(color) != 0 && position.men(color) & last_row(color) == 0
+                }) && !position.has_capture()
+                    && !other.has_capture()
+            })
+            .collect()
+    }
+
+    fn winning_material_raises_the_score<R: Rules>() {
+        // What a player knows before any weight: in a quiet ending, taking one of the
+        // opponent's pieces off the board (a man or a king) is good for the side to move, and
+        // losing one of its own is bad. Checked on the whole evaluation, tables included,
+        // where the drawish-material rule (a lead that rarely wins against kings counts
+        // less, `drawish_divisor`) leaves both positions alone: that rule is knowledge too.
+        let full_count = |position: &Position<R>| lead_divisors(position, weights::<R>()) == (1, 1);
+        let positions = quiet_small_positions::<R>(0xC0FFEE ^ R::VARIANT as u64, 10_000, 5);
+        assert!(positions.len() > 500, "{} positions", positions.len());
+        let mut checked = 0;
+        for position in &positions {
+            let us = position.side_to_move();
+            let before = evaluate(position);
+            for color in [us, us.opponent()] {
+                for bit in Bits(position.pieces(color)) {
+                    if position.pieces(color).count_ones() == 1 {
+                        continue;
+                    }
+                    let mut sides = [position.pieces(Color::White), position.pieces(Color::Black)];
+                    sides[color.index()] &= !(1u64 << bit);
+                    let after = Position::<R>::from_parts(
+                        sides[0],
+                        sides[1],
+                        position.kings() & !(1u64 << bit),
+                        us,
+                    );
+                    if !full_count(position) || !full_count(&after) {
+                        continue;
+                    }
+                    let score = evaluate(&after);
+                    if color == us {
+                        assert!(
+                            score < before,
+                            "{position:?}: {before} -> {after:?}: {score}"
+                        );
+                    } else {
+                        assert!(
+                            score > before,
+                            "{position:?}: {before} -> {after:?}: {score}"
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked} removals");
+    }
+
     fn scores_stay_bounded<R: Rules>() {
         let full = R::START_ROWS * R::Geometry::PER_ROW;
         let mut positions = playout_positions::<R>(3, 30, 200);
@@ -815,8 +885,8 @@ mod tests {
                 }
 
                 #[test]
-                fn a_king_is_worth_more_than_a_man() {
-                    a_king_beats_a_man::<$rules>();
+                fn winning_material_in_a_quiet_ending_raises_the_score() {
+                    winning_material_raises_the_score::<$rules>();
                 }
 
                 #[test]
@@ -837,6 +907,23 @@ mod tests {
         spanish: Spanish,
         czech: Czech,
         towers: Towers,
+    }
+
+    // Crowning a man in place raises the score in the hand-set and fitted sets below.
+    // Not asked of English: its fitted evaluation values a man on its own back row (which
+    // keeps the opponent from crowning) above a king there in some endings, a judgement
+    // the games it was fitted on support; what English is held to is
+    // `winning_material_in_a_quiet_ending_raises_the_score` (issue 14, item 4).
+    #[test]
+    fn a_king_is_worth_more_than_a_man() {
+        a_king_beats_a_man::<International>();
+        a_king_beats_a_man::<Brazilian>();
+        a_king_beats_a_man::<Russian>();
+        a_king_beats_a_man::<Pool>();
+        a_king_beats_a_man::<Italian>();
+        a_king_beats_a_man::<Spanish>();
+        a_king_beats_a_man::<Czech>();
+        a_king_beats_a_man::<Towers>();
     }
 
     #[test]

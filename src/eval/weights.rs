@@ -14,8 +14,9 @@
 //!
 //! The international set is tuned (`damka tune fit`, Texel's method: [`INTERNATIONAL_LINEAR`];
 //! then `damka tune patterns` together with the block tables of the pattern evaluation:
-//! [`INTERNATIONAL`] and `src/eval/data/international.dkw`). The
-//! other defaults are hand-set starting points, not tuned: the king values follow the usual
+//! [`INTERNATIONAL`] and `src/eval/data/international.dkw`); so is the English set, by
+//! `damka tune patterns` from [`ENGLISH_HAND_SET`] ([`ENGLISH`] and
+//! `src/eval/data/english.dkw`). The other defaults are hand-set starting points, not tuned: the king values follow the usual
 //! rules of thumb of each game (Russian king two and a half to three men, checkers king about
 //! one and a half; the hand-set international king was about three), the rest are small
 //! positional nudges chosen so that no combination of them outweighs a man.
@@ -337,8 +338,45 @@ pub const FLYING_8X8: Weights = Weights {
     king_parity_divisor: 2,
 };
 
-/// Short kings on 8x8: English / American checkers (the family's base set).
+/// English / American checkers: the linear part of the built-in weights file
+/// (`src/eval/data/english.dkw`, fitted by `damka tune patterns`; docs/bench.md).
 pub const ENGLISH: Weights = Weights {
+    man: 100,
+    king_opening: 320,
+    king_endgame: 122,
+    first_king: 20,
+    advance_opening: [42, 33, 19, 15, 8, -12, -9, 0, 0, 0],
+    advance_endgame: [26, 22, 27, 22, 27, 16, -39, 0, 0, 0],
+    tempo_opening: 2,
+    tempo_endgame: 6,
+    back_rank: 19,
+    centre: -17,
+    balance: 1,
+    mobility: 3,
+    king_mobility: 0,
+    runaway: [61, 3, 3],
+    king_main_diagonal: -2,
+    king_centre: 0,
+    column: [6, 13, 19, 31, 34, 26, 24, 20, 0, 0],
+    locked_men: 4,
+    supported_men: -6,
+    back_rank_endgame: -12,
+    centre_endgame: 8,
+    balance_endgame: -7,
+    mobility_endgame: 8,
+    column_endgame: [18, 18, 13, 3, -6, 9, 4, 25, 0, 0],
+    locked_men_endgame: 12,
+    supported_men_endgame: 5,
+    side_to_move: 1,
+    drawish_pieces: 0,
+    drawish_pieces_diagonal: 0,
+    drawish_divisor: 1,
+    king_parity_divisor: 1,
+};
+
+/// Short kings on 8x8, set by hand: the base of Italian and towers, the stand-in for
+/// Turkish's weight text, and English's set before the fit.
+pub const ENGLISH_HAND_SET: Weights = Weights {
     man: 100,
     king_opening: 140,
     king_endgame: 150,
@@ -377,7 +415,7 @@ pub const ITALIAN: Weights = Weights {
     king_opening: 160,
     king_endgame: 170,
     runaway: [55, 28, 12],
-    ..ENGLISH
+    ..ENGLISH_HAND_SET
 };
 
 /// The COMP10002 towers variant: towers step one square in every direction; capturing is
@@ -387,7 +425,7 @@ pub const TOWERS: Weights = Weights {
     king_opening: 170,
     king_endgame: 180,
     runaway: [60, 30, 12],
-    ..ENGLISH
+    ..ENGLISH_HAND_SET
 };
 
 /// Breakthrough: the international set, with a man whose way to the last row is clear worth
@@ -416,7 +454,7 @@ pub const fn for_variant(variant: Variant) -> &'static Weights {
         Variant::Frisian | Variant::Frysk => &FRISIAN,
         // Turkish does not use the weights: its evaluation is its own (`eval::rook_score`);
         // the English set stands in for `EvalFile` parsing.
-        Variant::Turkish => &ENGLISH,
+        Variant::Turkish => &ENGLISH_HAND_SET,
         Variant::Brazilian
         | Variant::Russian
         | Variant::Pool
