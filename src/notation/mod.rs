@@ -7,6 +7,7 @@
 
 pub mod diagram;
 pub mod fen;
+pub mod hub;
 pub mod movetext;
 
 use crate::board::Geometry;

@@ -6,14 +6,13 @@
 
 use super::dxp_link::DxpLink;
 use super::spec::{EngineSpec, Limit, Proto};
-use crate::board::{Bits, Geometry};
 use crate::game::Game;
 use crate::notation::fen::write_fen;
+use crate::notation::hub::{HubVariant, hub_move, hub_position, hub_variant, read_hub_move};
 use crate::notation::movetext::parse_move_in;
-use crate::notation::number_of_bit;
 use crate::position::{Move, Position};
-use crate::protocol::hub::{HubVariant, Layout, hub_variant, parse_command, read_hub_move};
-use crate::rules::{Color, Rules, Variant};
+use crate::protocol::hub::parse_command;
+use crate::rules::{Rules, Variant};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -719,49 +718,4 @@ impl Player {
             }
         }
     }
-}
-
-/// A position as Hub's `pos=` string: the side to move, then one character per square in the
-/// layout's order (`w`/`b` men, `W`/`B` kings, `e` empty).
-pub fn hub_position<R: Rules>(position: &Position<R>, layout: Layout) -> String {
-    let squares = R::Geometry::SQUARES as u32;
-    let swapped = layout.colours_swapped();
-    let letter = |color: Color| {
-        if (color == Color::White) != swapped {
-            'W'
-        } else {
-            'B'
-        }
-    };
-    let mut text = String::new();
-    text.push(letter(position.side_to_move()));
-    let mut cells = vec!['e'; squares as usize];
-    for color in [Color::White, Color::Black] {
-        for bit in Bits(position.pieces(color)) {
-            let pdn = number_of_bit::<R>(bit as u8);
-            // `pos_square_to_pdn` is its own inverse in every layout.
-            let index = layout.pos_square_to_pdn(pdn, squares);
-            let king = position.kings() & (1u64 << bit) != 0;
-            let c = letter(color);
-            cells[index as usize - 1] = if king { c } else { c.to_ascii_lowercase() };
-        }
-    }
-    text.extend(cells);
-    text
-}
-
-/// A move as Hub writes it: `from-to`, or `fromxto` followed by every captured square.
-pub fn hub_move<R: Rules>(mv: &Move, layout: Layout) -> String {
-    let squares = R::Geometry::SQUARES as u32;
-    let name = |bit: u8| layout.move_square_to_pdn(number_of_bit::<R>(bit), squares);
-    if !mv.is_capture() {
-        return format!("{}-{}", name(mv.from), name(mv.to));
-    }
-    let mut captured: Vec<u32> = Bits(mv.captured).map(|bit| name(bit as u8)).collect();
-    captured.sort_unstable();
-    let mut text = format!("{}x{}", name(mv.from), name(mv.to));
-    for square in captured {
-        text.push_str(&format!("x{square}"));
-    }
-    text
 }
