@@ -9,6 +9,7 @@ pub mod diagram;
 pub mod fen;
 pub mod hub;
 pub mod movetext;
+pub mod pdn;
 
 use crate::board::Geometry;
 use crate::rules::Rules;

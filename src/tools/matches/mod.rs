@@ -8,8 +8,8 @@ pub mod referee;
 pub mod spec;
 pub mod stats;
 
+use crate::notation::pdn::{pdn_text, today};
 use crate::rules::{Color, Rules, Variant};
-use crate::tools::play::{pdn_text, today};
 use crate::with_variant;
 use client::Player;
 use openings::Opening;
