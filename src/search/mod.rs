@@ -578,11 +578,10 @@ impl<'a, R: Rules> Searcher<'a, R> {
 
     #[inline]
     fn push_path(&mut self, parent: &Position<R>, mv: &Move, child: &Position<R>) {
-        let man_moved = parent.kings() & (1u64 << mv.from) == 0;
-        let reversible = if mv.is_capture() || man_moved {
-            0
-        } else {
+        let reversible = if parent.is_reversible(mv) {
             self.reversible.last().copied().unwrap_or(0) + 1
+        } else {
+            0
         };
         self.path.push(child.hash());
         self.reversible.push(reversible);
