@@ -4,7 +4,7 @@ use crate::notation::fen::parse_fen;
 use crate::perft::{divide, perft};
 use crate::position::Position;
 use crate::rules::{Color, Rules, Variant};
-use crate::tools::play::Limit;
+use crate::tools::limit::Limit;
 use crate::with_variant;
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;

@@ -4,7 +4,8 @@
 //! A malformed line is reported with its number and counted as unsolved; it never stops the
 //! run.
 
-use super::play::{Limit, score_text, think};
+use super::limit::Limit;
+use super::play::{score_text, think};
 use crate::engine::Engine;
 use crate::notation::fen::parse_fen;
 use crate::notation::movetext::{parse_move_in, write_move_in};

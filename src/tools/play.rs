@@ -6,7 +6,7 @@
 //! end of the input ends the game quietly. The engine is the same facade the protocols use.
 
 use crate::board::Geometry;
-use crate::engine::{Engine, Event, Go, Info, Score};
+use crate::engine::{Engine, Event, Info, Score};
 use crate::game::{DrawReason, Game, Outcome};
 use crate::notation::fen::write_fen;
 use crate::notation::movetext::{parse_move_in, write_move_in};
@@ -14,46 +14,10 @@ use crate::notation::pdn::{pdn_text, today};
 use crate::notation::{bit_at, number_of_bit, square_name};
 use crate::position::{Move, Position};
 use crate::rules::{Color, Goal, MoveNotation, Rules, Variant};
+use crate::tools::limit::Limit;
 use crate::with_variant;
 use crossbeam_channel::Receiver;
 use std::io::{BufRead, IsTerminal, Write};
-
-/// How long the engine thinks about each move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Limit {
-    /// A fixed number of plies.
-    Depth(u32),
-    /// A fixed time per move, milliseconds.
-    MoveTime(u64),
-}
-
-impl Limit {
-    /// The limit when the user gave neither `--depth` nor `--movetime`.
-    pub const DEFAULT: Limit = Limit::MoveTime(1000);
-
-    /// The limit from the command line's two exclusive options.
-    pub fn from_options(depth: Option<u32>, movetime_ms: Option<u64>) -> Limit {
-        match (depth, movetime_ms) {
-            (Some(depth), _) => Limit::Depth(depth.max(1)),
-            (None, Some(ms)) => Limit::MoveTime(ms.max(1)),
-            (None, None) => Limit::DEFAULT,
-        }
-    }
-
-    /// The engine's `go` for this limit.
-    pub fn go(self) -> Go {
-        match self {
-            Limit::Depth(depth) => Go {
-                depth: Some(depth),
-                ..Go::default()
-            },
-            Limit::MoveTime(ms) => Go {
-                movetime_ms: Some(ms),
-                ..Go::default()
-            },
-        }
-    }
-}
 
 /// What one search found: the move and its last main line.
 #[derive(Clone, Debug, Default)]
@@ -191,7 +155,8 @@ impl<R: Rules> PlaySession<R> {
             match self.settings.limit {
                 Limit::Depth(1) => "searches 1 ply a move".to_string(),
                 Limit::Depth(depth) => format!("searches {depth} plies a move"),
-                Limit::MoveTime(ms) => format!("thinks {ms} ms a move"),
+                Limit::MoveTime(time) => format!("thinks {} ms a move", time.as_millis()),
+                other => format!("plays at {other}"),
             }
         )?;
         let mut bytes = Vec::new();

@@ -5,7 +5,7 @@
 //! discarded (a chatty engine must not block on a pipe nobody reads).
 
 use super::dxp_link::DxpLink;
-use super::spec::{EngineSpec, Limit, Proto};
+use super::spec::{EngineSpec, Proto};
 use crate::game::Game;
 use crate::notation::fen::write_fen;
 use crate::notation::hub::{HubVariant, hub_move, hub_position, hub_variant, read_hub_move};
@@ -13,6 +13,7 @@ use crate::notation::movetext::parse_move_in;
 use crate::position::{Move, Position};
 use crate::protocol::hub::parse_command;
 use crate::rules::{Rules, Variant};
+use crate::tools::limit::Limit;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};

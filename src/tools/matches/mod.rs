@@ -10,11 +10,12 @@ pub mod stats;
 
 use crate::notation::pdn::{pdn_text, today};
 use crate::rules::{Color, Rules, Variant};
+use crate::tools::limit::{Limit, parse_tc};
 use crate::with_variant;
 use client::Player;
 use openings::Opening;
 use referee::{Adjudication, Finished, Referee, Termination};
-use spec::{EngineSpec, Limit};
+use spec::EngineSpec;
 use stats::{Decision, Sprt, Tally};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{IsTerminal, Write};
@@ -162,7 +163,7 @@ fn settings(args: MatchArgs) -> Result<Settings, String> {
         (_, Some(ms), ..) => Some(Limit::MoveTime(Duration::from_millis(ms))),
         (_, _, Some(0), _) => return Err("--nodes must be at least 1".into()),
         (_, _, Some(n), _) => Some(Limit::Nodes(n)),
-        (_, _, _, Some(tc)) => Some(spec::parse_tc(tc).map_err(|e| format!("--tc: {e}"))?),
+        (_, _, _, Some(tc)) => Some(parse_tc(tc).map_err(|e| format!("--tc: {e}"))?),
         _ => None,
     };
     let limit_of = |spec: &EngineSpec| {
