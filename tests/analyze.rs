@@ -7,8 +7,8 @@ use common::repo_root;
 use common::retro::{Tablebase, Value};
 use damka::Move;
 use damka::notation::movetext::write_move;
+use damka::notation::suite::parse_line;
 use damka::rules::English;
-use damka::tools::analyze::parse_line;
 use std::collections::BTreeSet;
 use std::time::Duration;
 

@@ -6,15 +6,15 @@
 
 use super::dxp_link::DxpLink;
 use super::spec::{EngineSpec, Proto};
-use crate::game::Game;
-use crate::notation::fen::write_fen;
-use crate::notation::hub::{HubVariant, hub_move, hub_position, hub_variant, read_hub_move};
-use crate::notation::movetext::parse_move_in;
-use crate::position::{Move, Position};
-use crate::protocol::hub::parse_command;
-use crate::rules::{Rules, Variant};
 use crate::tools::limit::Limit;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
+use damka::game::Game;
+use damka::notation::fen::write_fen;
+use damka::notation::hub::{HubVariant, hub_move, hub_position, hub_variant, read_hub_move};
+use damka::notation::movetext::parse_move_in;
+use damka::position::{Move, Position};
+use damka::protocol::hub::parse_command;
+use damka::rules::{Rules, Variant};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};

@@ -8,11 +8,11 @@ pub mod referee;
 pub mod spec;
 pub mod stats;
 
-use crate::notation::pdn::{pdn_text, today};
-use crate::rules::{Color, Rules, Variant};
 use crate::tools::limit::{Limit, parse_tc};
-use crate::with_variant;
 use client::Player;
+use damka::notation::pdn::{pdn_text, today};
+use damka::rules::{Color, Rules, Variant};
+use damka::with_variant;
 use openings::Opening;
 use referee::{Adjudication, Finished, Referee, Termination};
 use spec::EngineSpec;
@@ -373,7 +373,7 @@ fn run_match<R: Rules>(settings: &Settings) -> Result<(), String> {
 
 /// The PDN result of a game: `2-0`/`1-1`/`0-2` on 10x10, `1-0`/`1/2-1/2`/`0-1` on 8x8.
 fn result_text<R: Rules>(winner: Option<Color>) -> &'static str {
-    use crate::game::{DrawReason, Outcome};
+    use damka::game::{DrawReason, Outcome};
     match winner {
         Some(color) => Outcome::Win(color).pdn_result::<R>(),
         None => Outcome::Draw(DrawReason::Repetition).pdn_result::<R>(),

@@ -5,18 +5,18 @@
 //! `save FILE`, `moves`, `board`, `help`, `quit`). Bad input is explained and asked again; the
 //! end of the input ends the game quietly. The engine is the same facade the protocols use.
 
-use crate::board::Geometry;
-use crate::engine::{Engine, Event, Info, Score};
-use crate::game::{DrawReason, Game, Outcome};
-use crate::notation::fen::write_fen;
-use crate::notation::movetext::{parse_move_in, write_move_in};
-use crate::notation::pdn::{pdn_text, today};
-use crate::notation::{bit_at, number_of_bit, square_name};
-use crate::position::{Move, Position};
-use crate::rules::{Color, Goal, MoveNotation, Rules, Variant};
 use crate::tools::limit::Limit;
-use crate::with_variant;
 use crossbeam_channel::Receiver;
+use damka::board::Geometry;
+use damka::engine::{Engine, Event, Info, Score};
+use damka::game::{DrawReason, Game, Outcome};
+use damka::notation::fen::write_fen;
+use damka::notation::movetext::{parse_move_in, write_move_in};
+use damka::notation::pdn::{pdn_text, today};
+use damka::notation::{bit_at, number_of_bit, square_name};
+use damka::position::{Move, Position};
+use damka::rules::{Color, Goal, MoveNotation, Rules, Variant};
+use damka::with_variant;
 use std::io::{BufRead, IsTerminal, Write};
 
 /// What one search found: the move and its last main line.

@@ -1,7 +1,7 @@
 //! The thinking limit of the tools' engines, per move: read from the command line or an
 //! engine spec, shown, and turned into the engine's `go`.
 
-use crate::engine::Go;
+use damka::engine::Go;
 use std::fmt;
 use std::time::Duration;
 
