@@ -497,8 +497,8 @@ const NO_DIR: u8 = 8;
 
 /// How many moves the kings of `kings` have over the `empty` squares when none captures,
 /// summed over the four diagonals: every square of each open line for flying kings, the next
-/// square otherwise. The one statement of the flying-king ray for counting (the
-/// evaluation's king mobility is the same number).
+/// square otherwise. The one statement of the flying-king ray for counting: the move counter
+/// and the evaluation's king mobility both call it.
 #[inline(always)]
 pub fn king_reach<R: Rules>(kings: Bitboard, empty: Bitboard) -> u32 {
     let mut reach = 0;
