@@ -149,7 +149,6 @@ impl<R: Rules> Game<R> {
     /// Plays a move that is legal in the current position.
     pub fn play(&mut self, mv: Move) {
         let before = self.position;
-        let man_moved = before.kings() & (1u64 << mv.from) == 0;
         self.history.push(Record {
             before,
             mv,
@@ -157,10 +156,10 @@ impl<R: Rules> Game<R> {
             endgame_plies: self.endgame_plies,
         });
         self.position = before.play(&mv);
-        self.reversible_plies = if mv.is_capture() || man_moved {
-            0
-        } else {
+        self.reversible_plies = if before.is_reversible(&mv) {
             self.reversible_plies + 1
+        } else {
+            0
         };
         let material_changed = mv.is_capture() || mv.promotes;
         self.endgame_plies = match small_endgame_limit(&self.position) {

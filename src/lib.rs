@@ -1,9 +1,10 @@
-//! damka: a draughts and checkers engine library (rules, notation, games, perft).
+//! damka: a draughts and checkers engine library: rules, notation, games, perft, endgame tables, search, the engine facade and the protocol drivers.
+//!
+//! The command-line programs (`damka play`, `match`, `tune`, `towers`, `bench`, ...) are
+//! private modules of the `damka` binary (`src/bin/damka/`), not part of this API.
 #![deny(missing_docs)]
 
-pub mod bench;
 pub mod board;
-pub mod cli;
 pub mod egtb;
 pub mod engine;
 pub mod eval;
@@ -15,8 +16,6 @@ pub mod position;
 pub mod protocol;
 pub mod rules;
 pub mod search;
-pub mod tools;
-pub mod towers;
 
 pub use board::{Bitboard, Bits, Board8, Board10, Board64, Dir, Geometry};
 pub use movegen::MoveList;

@@ -31,12 +31,43 @@ pub struct RoutePath<'a> {
     pub taken: &'a [u8],
 }
 
+/// Where a capture route's precedence key stands against the best key met so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rank {
+    /// Lower: the route is not legal.
+    Below,
+    /// The same: the route joins the ones kept.
+    Equal,
+    /// Higher: every route kept so far is no longer legal.
+    Above,
+}
+
+/// The highest precedence key met so far. The one place of the precedence rule for every
+/// sink that keeps routes: a route below the best is dropped, one above it drops the rest.
+#[derive(Clone, Copy, Debug, Default)]
+struct BestKey(u32);
+
+impl BestKey {
+    /// Ranks `key` and raises the best to it when it is higher.
+    #[inline(always)]
+    fn rank(&mut self, key: u32) -> Rank {
+        if key < self.0 {
+            Rank::Below
+        } else if key > self.0 {
+            self.0 = key;
+            Rank::Above
+        } else {
+            Rank::Equal
+        }
+    }
+}
+
 /// A list of legal moves. Keeps only the captures of the highest precedence and never holds
 /// the same (from, to, captured set) twice.
 #[derive(Clone, Debug, Default)]
 pub struct MoveList {
     moves: Vec<Move>,
-    best_key: u32,
+    best: BestKey,
 }
 
 impl MoveList {
@@ -44,7 +75,7 @@ impl MoveList {
     pub fn new() -> Self {
         MoveList {
             moves: Vec::with_capacity(64),
-            best_key: 0,
+            best: BestKey::default(),
         }
     }
 
@@ -52,7 +83,7 @@ impl MoveList {
     #[inline]
     pub fn clear(&mut self) {
         self.moves.clear();
-        self.best_key = 0;
+        self.best = BestKey::default();
     }
 
     /// The number of moves.
@@ -88,12 +119,10 @@ impl MoveList {
 impl RouteSink for MoveList {
     #[inline]
     fn route(&mut self, mv: Move, key: u32, _path: RoutePath<'_>) {
-        if key < self.best_key {
-            return;
-        }
-        if key > self.best_key {
-            self.moves.clear();
-            self.best_key = key;
+        match self.best.rank(key) {
+            Rank::Below => return,
+            Rank::Above => self.moves.clear(),
+            Rank::Equal => {}
         }
         // Two routes can only make the same move when they take at least two pieces.
         if mv.captured.count_ones() >= 2
@@ -119,13 +148,13 @@ impl RouteSink for CaptureCounter<'_> {
     #[inline]
     fn route(&mut self, mv: Move, key: u32, path: RoutePath<'_>) {
         let list = &mut *self.may_repeat;
-        if key < list.best_key {
-            return;
-        }
-        if key > list.best_key {
-            self.count = 0;
-            list.clear();
-            list.best_key = key;
+        match list.best.rank(key) {
+            Rank::Below => return,
+            Rank::Above => {
+                self.count = 0;
+                list.moves.clear();
+            }
+            Rank::Equal => {}
         }
         if mv.captured.count_ones() >= 2 {
             let before = list.len();
@@ -466,6 +495,29 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
 /// No direction: the `back` of a king that has not captured yet.
 const NO_DIR: u8 = 8;
 
+/// How many moves the kings of `kings` have over the `empty` squares when none captures,
+/// summed over the four diagonals: every square of each open line for flying kings, the next
+/// square otherwise. The one statement of the flying-king ray for counting: the move counter
+/// and the evaluation's king mobility both call it.
+#[inline(always)]
+pub fn king_reach<R: Rules>(kings: Bitboard, empty: Bitboard) -> u32 {
+    let mut reach = 0;
+    for dir in Dir::ALL {
+        let mut ray = R::Geometry::step(kings, dir) & empty;
+        reach += ray.count_ones();
+        if R::FLYING_KINGS {
+            // All kings slide at once: after k steps the set holds the k-th square of every
+            // line still open.
+            ray = R::Geometry::step(ray, dir) & empty;
+            while ray != 0 {
+                reach += ray.count_ones();
+                ray = R::Geometry::step(ray, dir) & empty;
+            }
+        }
+    }
+    reach
+}
+
 /// One step in capture direction `dir`: 0 to 3 a [`Dir`], 4 to 7 a line of
 /// [`Geometry::step_orthogonal`] (up, down, left, right).
 #[inline(always)]
@@ -681,19 +733,7 @@ impl<R: Rules> Position<R> {
         });
         let kings = self.kings_of(us) & !self.king_steps_barred();
         if kings != 0 {
-            for dir in Dir::ALL {
-                if R::FLYING_KINGS {
-                    // Slide all kings at once: after k steps the set holds the k-th square of
-                    // every ray still open.
-                    let mut ray = R::Geometry::step(kings, dir) & empty;
-                    while ray != 0 {
-                        count += u64::from(ray.count_ones());
-                        ray = R::Geometry::step(ray, dir) & empty;
-                    }
-                } else {
-                    count += u64::from((R::Geometry::step(kings, dir) & empty).count_ones());
-                }
-            }
+            count += u64::from(king_reach::<R>(kings, empty));
         }
         count
     }
@@ -805,17 +845,21 @@ impl<R: Rules> Position<R> {
     pub fn routes_of(&self, mv: &Move) -> Vec<Vec<u8>> {
         struct Routes {
             target: Move,
-            best_key: u32,
-            found: Vec<(u32, Vec<u8>)>,
+            best: BestKey,
+            found: Vec<Vec<u8>>,
         }
         impl RouteSink for Routes {
             fn route(&mut self, mv: Move, key: u32, path: RoutePath<'_>) {
-                self.best_key = self.best_key.max(key);
+                match self.best.rank(key) {
+                    Rank::Below => return,
+                    Rank::Above => self.found.clear(),
+                    Rank::Equal => {}
+                }
                 if mv.from == self.target.from
                     && mv.to == self.target.to
                     && mv.captured == self.target.captured
                 {
-                    self.found.push((key, path.landings.to_vec()));
+                    self.found.push(path.landings.to_vec());
                 }
             }
         }
@@ -824,17 +868,11 @@ impl<R: Rules> Position<R> {
         }
         let mut routes = Routes {
             target: *mv,
-            best_key: 0,
+            best: BestKey::default(),
             found: Vec::new(),
         };
         self.generate_captures(&mut routes);
-        let best = routes.best_key;
-        let mut out: Vec<Vec<u8>> = routes
-            .found
-            .into_iter()
-            .filter(|(key, _)| *key == best)
-            .map(|(_, landings)| landings)
-            .collect();
+        let mut out = routes.found;
         out.sort();
         out.dedup();
         out
@@ -849,7 +887,7 @@ impl<R: Rules> Position<R> {
 pub struct RouteList {
     routes: Vec<Move>,
     orders: Vec<Vec<u8>>,
-    best_key: u32,
+    best: BestKey,
 }
 
 impl RouteList {
@@ -861,13 +899,13 @@ impl RouteList {
 
 impl RouteSink for RouteList {
     fn route(&mut self, mv: Move, key: u32, path: RoutePath<'_>) {
-        if key < self.best_key {
-            return;
-        }
-        if key > self.best_key {
-            self.routes.clear();
-            self.orders.clear();
-            self.best_key = key;
+        match self.best.rank(key) {
+            Rank::Below => return,
+            Rank::Above => {
+                self.routes.clear();
+                self.orders.clear();
+            }
+            Rank::Equal => {}
         }
         let seen = self
             .routes

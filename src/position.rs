@@ -290,6 +290,14 @@ impl<R: Rules> Position<R> {
         }
     }
 
+    /// True when `mv` leaves a position that could come back: a king move that captures
+    /// nothing. Repetitions and the no-progress count run over such moves only (the one
+    /// statement of the rule, for the game record and the search alike).
+    #[inline]
+    pub fn is_reversible(&self, mv: &Move) -> bool {
+        !mv.is_capture() && self.kings() & (1u64 << mv.from) != 0
+    }
+
     /// The successor after a move that must be legal in this position (from
     /// [`Position::legal_moves`] or a parsed move text). Updates the hash incrementally.
     #[inline]

@@ -3,12 +3,12 @@
 mod common;
 
 use common::process::run_damka;
-use common::repo_root;
 use common::retro::{Tablebase, Value};
+use common::{repo_root, scratch};
 use damka::Move;
 use damka::notation::movetext::write_move;
+use damka::notation::suite::parse_line;
 use damka::rules::English;
-use damka::tools::analyze::parse_line;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -150,9 +150,7 @@ fn shallow_verdicts_match_the_moves_played() {
 
 #[test]
 fn malformed_lines_are_reported_and_counted_unsolved() {
-    let dir = repo_root().join("target/test-analyze");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("malformed.txt");
+    let path = scratch("test-analyze", "malformed.txt");
     let lines = [
         "# a comment, then a blank line",
         "",
@@ -204,9 +202,7 @@ fn an_unreadable_file_exits_with_2() {
 
 #[test]
 fn russian_suites_take_algebraic_moves() {
-    let dir = repo_root().join("target/test-analyze");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("russian.txt");
+    let path = scratch("test-analyze", "russian.txt");
     // Russian rules make capturing compulsory: after 1.c3-d4 f6-e5 White must take 2.d4:f6,
     // the only legal move (and so the best one).
     std::fs::write(&path, "W:W18,21,23-32:B1-10,12,15; bm d4:f6; id forced\n").unwrap();

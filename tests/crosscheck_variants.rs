@@ -5,13 +5,12 @@
 mod common;
 
 use common::oracle::{
-    OracleLine, POSITIONS, compare, compare_with_kings, pydraughts, run_oracle, run_oracle_n,
+    OracleLine, POSITIONS, compare, compare_with_kings, oracle_move, oracle_moves, pydraughts,
+    run_oracle, run_oracle_n,
 };
 use damka::game::Game;
 use damka::notation::fen::write_fen;
-use damka::notation::number_of_bit;
 use damka::rules::Frisian;
-use damka::{Bits, Move, Position};
 
 /// Frisian: pydraughts counts a king as 1.501 men where the rules (lidraughts' 199 against
 /// 100, DCTL) make `n` kings worth just under `2n` men; the two only part when one capture
@@ -90,7 +89,7 @@ fn pydraughts_frisian_games_with_history() {
         theirs.sort_unstable();
         let played = fields.next().unwrap_or_default();
         assert_eq!(write_fen(game.position()), fen, "the games went apart");
-        let ours = moves_as_oracle(game.position());
+        let ours = oracle_moves(game.position());
         assert_eq!(ours, theirs, "{fen} after {} plies", game.ply());
         positions += 1;
         barred += usize::from(game.position().king_steps_barred() != 0);
@@ -100,7 +99,7 @@ fn pydraughts_frisian_games_with_history() {
         let mv = *game
             .legal_moves()
             .iter()
-            .find(|mv| move_as_oracle(mv) == played)
+            .find(|mv| oracle_move::<Frisian>(mv) == played)
             .unwrap_or_else(|| panic!("{played} is not legal for damka in {fen}"));
         game.play(mv);
     }
@@ -109,25 +108,4 @@ fn pydraughts_frisian_games_with_history() {
         barred >= 5,
         "the king-move limit applied in only {barred} positions"
     );
-}
-
-fn move_as_oracle(mv: &Move) -> String {
-    let from = number_of_bit::<Frisian>(mv.from);
-    let to = number_of_bit::<Frisian>(mv.to);
-    if mv.is_capture() {
-        let mut taken: Vec<u32> = Bits(mv.captured)
-            .map(|bit| number_of_bit::<Frisian>(bit as u8))
-            .collect();
-        taken.sort_unstable();
-        let taken: Vec<String> = taken.iter().map(u32::to_string).collect();
-        format!("{from}x{to}:{}", taken.join(","))
-    } else {
-        format!("{from}-{to}")
-    }
-}
-
-fn moves_as_oracle(position: &Position<Frisian>) -> Vec<String> {
-    let mut out: Vec<String> = position.legal_moves().iter().map(move_as_oracle).collect();
-    out.sort_unstable();
-    out
 }

@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::{repo_root, venv_python};
+use common::{json_summary, repo_root, venv_python};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -218,17 +218,7 @@ fn pydraughts_dxp_engine_plays_complete_games_against_the_server() {
             .args(extra)
             .output()
             .expect("run the pydraughts DXP client");
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        assert!(
-            output.status.success(),
-            "pydraughts DXP client failed:\n{}\n{stdout}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let summary = stdout
-            .lines()
-            .find_map(|l| l.strip_prefix("summary "))
-            .unwrap_or_else(|| panic!("no summary in:\n{stdout}"));
-        serde_json::from_str(summary).expect("summary is JSON")
+        json_summary("pydraughts DXP client", &output)
     };
     // From the start (pydraughts always sends the position, in GAMEREQ's `B` form), damka
     // White, then Black.

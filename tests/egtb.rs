@@ -3,10 +3,9 @@
 mod common;
 
 use common::retro::{Tablebase, Value as RetroValue};
-use damka::egtb::cli::positions_with;
 use damka::egtb::generate::{generate, verify};
 use damka::egtb::probe::Tables;
-use damka::egtb::{Material, Value};
+use damka::egtb::{Material, Value, positions_with};
 use damka::rules::{English, International, Russian};
 use damka::{Position, Rules};
 use std::path::{Path, PathBuf};
@@ -257,7 +256,8 @@ fn the_engine_with_tables_converts_sampled_wins() {
     let dir = scratch("engine-convert");
     generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
     let (tables, _) = Tables::open::<English>(&dir);
-    let result = damka::egtb::cli::convert_wins::<English>(&std::sync::Arc::new(tables), 3, 300, 3);
+    let result =
+        damka::egtb::convert::convert_wins::<English>(&std::sync::Arc::new(tables), 3, 300, 3);
     assert!(result.played > 100, "{result:?}");
     assert_eq!(result.converted, result.played, "{:?}", result.failures);
 }

@@ -7,36 +7,15 @@
 //! carry no history, so the king-move limit is checked here, in whole pydraughts games there
 //! (`pydraughts_frisian_games_with_history`) and in the Hub games.
 
+mod common;
+
+use common::oracle::oracle_moves as moves;
+use damka::Position;
 use damka::game::{DrawReason, Game, Outcome, small_endgame_limit};
+use damka::notation::bit_of_number;
 use damka::notation::fen::{parse_fen, write_fen};
 use damka::notation::movetext::write_move_in;
-use damka::notation::{bit_of_number, number_of_bit};
 use damka::rules::{Frisian, Frysk};
-use damka::{Bits, Position};
-
-/// The legal moves as `fromxto:captured,...` (sorted captured squares) or `from-to`.
-fn moves(position: &Position<Frisian>) -> Vec<String> {
-    let mut out: Vec<String> = position
-        .legal_moves()
-        .iter()
-        .map(|mv| {
-            let from = number_of_bit::<Frisian>(mv.from);
-            let to = number_of_bit::<Frisian>(mv.to);
-            if mv.is_capture() {
-                let mut taken: Vec<u32> = Bits(mv.captured)
-                    .map(|bit| number_of_bit::<Frisian>(bit as u8))
-                    .collect();
-                taken.sort_unstable();
-                let taken: Vec<String> = taken.iter().map(u32::to_string).collect();
-                format!("{from}x{to}:{}", taken.join(","))
-            } else {
-                format!("{from}-{to}")
-            }
-        })
-        .collect();
-    out.sort();
-    out
-}
 
 fn frisian(fen: &str) -> Position<Frisian> {
     parse_fen::<Frisian>(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))

@@ -12,13 +12,9 @@ use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(300);
 
-/// A fresh scratch file under target/ (kept after the test for inspection).
+/// A fresh path under target/test-match for a file a test writes.
 fn scratch(name: &str) -> PathBuf {
-    let dir = repo_root().join("target/test-match");
-    std::fs::create_dir_all(&dir).expect("create target/test-match");
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
+    common::scratch("test-match", name)
 }
 
 fn engine(spec: &str) -> String {

@@ -9,7 +9,7 @@
 mod common;
 
 use common::process::{Run, run_damka, run_damka_ok};
-use common::{SplitMix, pydraughts_replay, repo_root};
+use common::{SplitMix, pydraughts_replay};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -19,13 +19,9 @@ fn play(args: &[&str], script: &str) -> Run {
     run_damka_ok("play", args, script.as_bytes(), LIMIT)
 }
 
-/// A fresh path under target/ for a file a test writes.
+/// A fresh path under target/test-play for a file a test writes.
 fn scratch(name: &str) -> PathBuf {
-    let dir = repo_root().join("target/test-play");
-    std::fs::create_dir_all(&dir).expect("make target/test-play");
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
+    common::scratch("test-play", name)
 }
 
 /// The one game of a PDN file, checked move by move by pydraughts.

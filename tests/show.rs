@@ -3,7 +3,7 @@
 mod common;
 
 use common::process::run_damka;
-use common::{repo_root, venv_python};
+use common::{scratch, venv_python};
 use std::process::Command;
 use std::time::Duration;
 
@@ -30,10 +30,7 @@ print(json.dumps({"root": root.tag, "pieces": pieces, "crowns": crowns,
 "#;
 
 fn svg_summary(args: &[&str], name: &str) -> serde_json::Value {
-    let dir = repo_root().join("target/test-show");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
+    let path = scratch("test-show", name);
     let path_text = path.to_string_lossy().to_string();
     let mut all = vec!["show"];
     all.extend_from_slice(args);

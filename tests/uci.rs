@@ -7,6 +7,7 @@
 mod common;
 
 use common::peer::{Peer, Silence};
+use damka::rules::Variant;
 use std::collections::HashSet;
 use std::process::ExitStatus;
 use std::sync::{Mutex, MutexGuard};
@@ -891,22 +892,7 @@ fn a_finished_game_answers_bestmove_none() {
 #[test]
 fn every_variant_plays_legal_moves() {
     let mut damka = Damka::start();
-    for variant in [
-        "english",
-        "international",
-        "brazilian",
-        "russian",
-        "pool",
-        "italian",
-        "spanish",
-        "czech",
-        "towers",
-        "antidraughts",
-        "breakthrough",
-        "frisian",
-        "frysk",
-        "turkish",
-    ] {
+    for variant in Variant::ALL.map(Variant::name) {
         damka.accepted(&format!("setoption name Variant value {variant}"));
         assert_eq!(damka.display().variant, variant);
         let mut moves: Vec<String> = Vec::new();

@@ -20,7 +20,7 @@
 //! on how many white men stand on black-man squares, so a prefix table over white-men ranks
 //! gives each its offset.
 
-pub mod cli;
+pub mod convert;
 pub mod file;
 pub mod generate;
 pub mod probe;
@@ -497,6 +497,26 @@ pub fn family(variant: Variant) -> Option<&'static str> {
             && !<R as Rules>::ROOK_MOVES
     });
     usable.then(|| variant.name())
+}
+
+/// Placements with exactly `pieces` pieces, both colours' pieces counted (either side may
+/// have none), for the published totals of checkers positions.
+pub fn positions_with<R: Rules>(pieces: usize) -> u64 {
+    let man_squares = R::Geometry::SQUARES - R::Geometry::PER_ROW;
+    let n = pieces as u8;
+    let mut total = 0;
+    for wm in 0..=n {
+        for wk in 0..=n - wm {
+            for bm in 0..=n - wm - wk {
+                let bk = n - wm - wk - bm;
+                if usize::from(wm) > man_squares || usize::from(bm) > man_squares {
+                    continue;
+                }
+                total += Indexer::new::<R>(Material::new(wm, wk, bm, bk)).size();
+            }
+        }
+    }
+    total
 }
 
 #[cfg(test)]

@@ -506,20 +506,8 @@ fn side_terms<R: Rules, const UP: bool>(
 
     // Kings: mobility, main diagonal, centre.
     if own_kings != 0 {
-        let mut reach = 0;
-        for dir in Dir::ALL {
-            let mut ray = step(own_kings, dir) & empty;
-            reach += ray.count_ones();
-            if R::FLYING_KINGS {
-                // All kings slide at once: after k steps the set holds the k-th square of
-                // every line still open.
-                ray = step(ray, dir) & empty;
-                while ray != 0 {
-                    reach += ray.count_ones();
-                    ray = step(ray, dir) & empty;
-                }
-            }
-        }
+        // The squares the kings can move to: the move generator's count of the same rays.
+        let reach = crate::movegen::king_reach::<R>(own_kings, empty);
         terms.flat += w.king_mobility * reach as i32
             + w.king_main_diagonal * (own_kings & R::Geometry::MAIN_DIAGONAL).count_ones() as i32
             + w.king_centre * (own_kings & R::Geometry::KING_CENTRE).count_ones() as i32;

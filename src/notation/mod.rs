@@ -7,7 +7,10 @@
 
 pub mod diagram;
 pub mod fen;
+pub mod hub;
 pub mod movetext;
+pub mod pdn;
+pub mod suite;
 
 use crate::board::Geometry;
 use crate::rules::Rules;

@@ -15,21 +15,22 @@
 //!   search whose `done` is overdue because the client already sent its next command
 //!   (docs/hub.md).
 //!
-//! Squares: the Hub position string and moves use pydraughts' numbering, which is not PDN on
-//! some 8x8 boards (see [`Layout`]); everything is converted at the edges and the engine only
-//! ever sees PDN.
+//! Squares, position strings and moves are written and read by the Hub codec,
+//! [`notation::hub`](crate::notation::hub); the engine only ever sees PDN.
 
+use crate::Geometry;
 use crate::engine::{Engine, Event, Go, Info, MAX_HASH_MB, MAX_THREADS, Score};
 use crate::movegen::MoveList;
 use crate::notation::fen::{parse_fen, write_fen};
+use crate::notation::hub::{
+    HUB_VARIANTS, HubVariant, Layout, fen_of_hub_position, hub_move, hub_variant, read_hub_move,
+};
 use crate::notation::movetext::{parse_move_in, write_move_full, write_move_in};
-use crate::notation::{bit_of_number, number_of_bit};
 use crate::position::{Move, Position};
 use crate::protocol::driver::{Dialect, Sink, Step, drive};
 use crate::protocol::pipe::PipeProbe;
 use crate::rules::{Color, Rules, Variant};
 use crate::with_variant;
-use crate::{Bits, Geometry};
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
@@ -40,152 +41,6 @@ pub const LINE_GAP: Duration = Duration::from_millis(5);
 /// How long the last line of a burst (`wait`, `done`) waits for the client to read the lines
 /// before it when stdout is a pipe ([`PipeProbe`]): a client that reads keeps it far shorter.
 pub const DRAIN_LIMIT: Duration = Duration::from_millis(200);
-
-/// How the Hub numbering of a variant differs from PDN (as pydraughts 0.6.7 numbers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Layout {
-    /// Position string and moves in PDN numbering, `W`/`w` = PDN White (international,
-    /// Italian, and damka's other variants).
-    Pdn,
-    /// English: the position string is pydraughts' internal board, turned 180 degrees (its
-    /// square `n` is PDN square `squares + 1 - n`) with the colours swapped (`W`/`w` = PDN
-    /// Black, the side that moves first); moves are PDN.
-    Turned,
-    /// Russian and Brazilian: the position string is PDN (square 1 = b8, `W` = White), but
-    /// moves count from a1 = 1: the rows are flipped (PDN square 29 = a1 is move square 1).
-    /// Turkish the same on its 64 squares (square 57 = a1 is move square 1).
-    FlippedMoves,
-}
-
-/// A variant as the Hub `variant` parameter names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HubVariant {
-    /// The name in `set-param name=variant value=NAME`.
-    pub name: &'static str,
-    /// damka's rules.
-    pub variant: Variant,
-    /// How its squares are numbered on the wire.
-    pub layout: Layout,
-}
-
-/// Every variant `damka hub` offers, the default (`normal`, international) first.
-pub const HUB_VARIANTS: [HubVariant; 13] = [
-    HubVariant {
-        name: "normal",
-        variant: Variant::International,
-        layout: Layout::Pdn,
-    },
-    HubVariant {
-        name: "english",
-        variant: Variant::English,
-        layout: Layout::Turned,
-    },
-    HubVariant {
-        name: "russian",
-        variant: Variant::Russian,
-        layout: Layout::FlippedMoves,
-    },
-    HubVariant {
-        name: "brazilian",
-        variant: Variant::Brazilian,
-        layout: Layout::FlippedMoves,
-    },
-    HubVariant {
-        name: "italian",
-        variant: Variant::Italian,
-        layout: Layout::Pdn,
-    },
-    HubVariant {
-        name: "pool",
-        variant: Variant::Pool,
-        layout: Layout::Pdn,
-    },
-    HubVariant {
-        name: "spanish",
-        variant: Variant::Spanish,
-        layout: Layout::Pdn,
-    },
-    HubVariant {
-        name: "czech",
-        variant: Variant::Czech,
-        layout: Layout::Pdn,
-    },
-    HubVariant {
-        name: "antidraughts",
-        variant: Variant::Antidraughts,
-        layout: Layout::Pdn,
-    },
-    HubVariant {
-        name: "breakthrough",
-        variant: Variant::Breakthrough,
-        layout: Layout::Pdn,
-    },
-    HubVariant {
-        name: "frisian",
-        variant: Variant::Frisian,
-        layout: Layout::Pdn,
-    },
-    HubVariant {
-        name: "frysk",
-        variant: Variant::Frysk,
-        layout: Layout::Pdn,
-    },
-    HubVariant {
-        name: "turkish",
-        variant: Variant::Turkish,
-        layout: Layout::FlippedMoves,
-    },
-];
-
-/// The Hub variant named `value` (also `international`, `standard`, `american`...).
-pub fn hub_variant(value: &str) -> Option<HubVariant> {
-    let lower = value.trim().to_ascii_lowercase();
-    let name = match lower.as_str() {
-        "international" | "standard" | "fmjd" | "10x10" => "normal",
-        "american" | "checkers" => "english",
-        "shashki" => "russian",
-        // pydraughts' own name for the variant lidraughts calls `frysk`.
-        "frysk!" => "frysk",
-        other => other,
-    };
-    HUB_VARIANTS.iter().copied().find(|v| v.name == name)
-}
-
-/// Turns an 8x8 board's square number upside down, keeping its place in the row (an
-/// involution: PDN b8 = 1 <-> a1 = 29 in pydraughts' Russian/Brazilian move numbering).
-fn flip_rows(number: u32, per_row: u32, rows: u32) -> u32 {
-    let index = number - 1;
-    (rows - 1 - index / per_row) * per_row + index % per_row + 1
-}
-
-impl Layout {
-    /// The PDN square of the position string's `index`-th square (1-based).
-    pub fn pos_square_to_pdn(self, index: u32, squares: u32) -> u32 {
-        match self {
-            Layout::Turned => squares + 1 - index,
-            Layout::Pdn | Layout::FlippedMoves => index,
-        }
-    }
-
-    /// True when the position string's `W`/`w` is PDN Black.
-    pub fn colours_swapped(self) -> bool {
-        self == Layout::Turned
-    }
-
-    /// The PDN square of a square number in a move (and back: the map is its own inverse).
-    pub fn move_square_to_pdn(self, number: u32, squares: u32) -> u32 {
-        match self {
-            Layout::FlippedMoves if squares == 32 && (1..=32).contains(&number) => {
-                flip_rows(number, 4, 8)
-            }
-            // Turkish: every square plays, eight to a row (pydraughts' notation 0 again).
-            Layout::FlippedMoves if squares == 64 && (1..=64).contains(&number) => {
-                flip_rows(number, 8, 8)
-            }
-            _ => number,
-        }
-    }
-}
 
 /// One command line split into its name and its arguments (`key=value`, `key="a b"`, or a
 /// bare `flag` with no value).
@@ -348,30 +203,11 @@ struct SearchContext {
     layout: Layout,
 }
 
-/// A move in Hub text: `from-to`, or `from x to x every captured square`, numbered for `layout`.
-fn hub_move_text<R: Rules>(mv: &Move, layout: Layout) -> String {
-    let squares = R::Geometry::SQUARES as u32;
-    let number = |bit: u8| layout.move_square_to_pdn(number_of_bit::<R>(bit), squares);
-    if mv.is_capture() {
-        let mut captured: Vec<u32> = Bits(mv.captured).map(|bit| number(bit as u8)).collect();
-        captured.sort_unstable();
-        let mut parts = vec![number(mv.from), number(mv.to)];
-        parts.extend(captured);
-        parts
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join("x")
-    } else {
-        format!("{}-{}", number(mv.from), number(mv.to))
-    }
-}
-
 impl SearchContext {
     /// Engine moves as Hub texts.
     fn convert(&self, moves: &[Move]) -> Vec<String> {
         with_variant!(self.variant, R => {
-            moves.iter().map(|mv| hub_move_text::<R>(mv, self.layout)).collect()
+            moves.iter().map(|mv| hub_move::<R>(mv, self.layout)).collect()
         })
     }
 
@@ -518,94 +354,6 @@ fn engine_text<R: Rules>(position: &Position<R>, legal: &MoveList, mv: &Move) ->
     ]
     .into_iter()
     .find(|text| parse_move_in(position, text, legal).ok() == Some(*mv))
-}
-
-/// The PDN FEN of a Hub position string.
-fn fen_of_hub_position<R: Rules>(text: &str, layout: Layout) -> Result<String, String> {
-    let squares = R::Geometry::SQUARES as u32;
-    let chars: Vec<char> = text.trim().chars().collect();
-    if chars.len() != squares as usize + 1 {
-        return Err(format!(
-            "a position of this variant has {} characters, not {}",
-            squares + 1,
-            chars.len()
-        ));
-    }
-    let (first, second) = if layout.colours_swapped() {
-        ('B', 'W')
-    } else {
-        ('W', 'B')
-    };
-    let side = match chars[0] {
-        'W' | 'w' => first,
-        'B' | 'b' => second,
-        other => return Err(format!("bad side to move '{other}'")),
-    };
-    let mut white = Vec::new();
-    let mut black = Vec::new();
-    for (i, &c) in chars[1..].iter().enumerate() {
-        let square = layout.pos_square_to_pdn(i as u32 + 1, squares);
-        let (hub_white, king) = match c {
-            'w' => (true, false),
-            'W' => (true, true),
-            'b' => (false, false),
-            'B' => (false, true),
-            'e' | '.' | '-' => continue,
-            other => return Err(format!("bad square character '{other}'")),
-        };
-        let is_white = hub_white != layout.colours_swapped();
-        let entry = format!("{}{square}", if king { "K" } else { "" });
-        if is_white {
-            white.push(entry);
-        } else {
-            black.push(entry);
-        }
-    }
-    Ok(format!("{side}:W{}:B{}", white.join(","), black.join(",")))
-}
-
-/// Finds the legal move a Hub move names: `from-to`, or `from x to x captured...` (all
-/// captured squares, any order); falls back to PDN landing squares (`from x landing x to`).
-pub fn read_hub_move<R: Rules>(
-    position: &Position<R>,
-    legal: &MoveList,
-    text: &str,
-    layout: Layout,
-) -> Result<Move, String> {
-    let squares = R::Geometry::SQUARES as u32;
-    let bad = || format!("bad move '{text}'");
-    let mut bits = Vec::new();
-    for part in text.trim().split(['-', 'x', 'X', ':']) {
-        let number: u32 = part.trim().parse().map_err(|_| bad())?;
-        let pdn = layout.move_square_to_pdn(number, squares);
-        bits.push(bit_of_number::<R>(pdn).ok_or_else(bad)?);
-    }
-    if bits.len() < 2 {
-        return Err(bad());
-    }
-    let (from, to) = (bits[0], bits[1]);
-    let captured: u64 = bits[2..].iter().fold(0, |set, &bit| set | (1u64 << bit));
-    let matching: Vec<Move> = legal
-        .iter()
-        .copied()
-        .filter(|m| {
-            m.from == from
-                && m.to == to
-                && (bits.len() == 2
-                    || (m.captured == captured && m.capture_count() as usize == bits.len() - 2))
-        })
-        .collect();
-    if let [mv] = matching.as_slice() {
-        return Ok(*mv);
-    }
-    // Not Hub's form: try PDN text (numbers converted to PDN) with the engine's reader.
-    let pdn_text = bits
-        .iter()
-        .map(|&bit| number_of_bit::<R>(bit).to_string())
-        .collect::<Vec<_>>()
-        .join(if text.contains('-') { "-" } else { "x" });
-    parse_move_in(position, &pdn_text, legal)
-        .map_err(|e| format!("move '{text}' does not fit the position: {e}"))
 }
 
 /// A Hub command that [`Hub::read`](Dialect::read) accepted.
@@ -940,7 +688,6 @@ fn run_io(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{English, International, Italian, Russian};
 
     #[test]
     fn commands_split_with_quotes_and_flags() {
@@ -964,61 +711,6 @@ mod tests {
         assert_eq!(format_score(Score::WinIn(5)), "99.95");
         assert_eq!(format_score(Score::LossIn(4)), "-99.96");
         assert_eq!(format_score(Score::WinIn(5000)), "90.01");
-    }
-
-    #[test]
-    fn flipped_rows_are_an_involution() {
-        for n in 1..=32 {
-            let f = flip_rows(n, 4, 8);
-            assert_eq!(flip_rows(f, 4, 8), n);
-        }
-        assert_eq!(flip_rows(29, 4, 8), 1); // a1
-        assert_eq!(flip_rows(1, 4, 8), 29); // b8
-        assert_eq!(flip_rows(21, 4, 8), 9); // a3
-    }
-
-    #[test]
-    fn start_strings_read_as_start_positions() {
-        let intl = format!("W{}{}{}", "b".repeat(20), "e".repeat(10), "w".repeat(20));
-        let fen = fen_of_hub_position::<International>(&intl, Layout::Pdn).unwrap();
-        assert_eq!(
-            parse_fen::<International>(&fen).unwrap(),
-            Position::<International>::start()
-        );
-        let eight = format!("W{}{}{}", "b".repeat(12), "e".repeat(8), "w".repeat(12));
-        let fen = fen_of_hub_position::<English>(&eight, Layout::Turned).unwrap();
-        assert_eq!(
-            parse_fen::<English>(&fen).unwrap(),
-            Position::<English>::start()
-        );
-        let fen = fen_of_hub_position::<Russian>(&eight, Layout::FlippedMoves).unwrap();
-        assert_eq!(
-            parse_fen::<Russian>(&fen).unwrap(),
-            Position::<Russian>::start()
-        );
-        let fen = fen_of_hub_position::<Italian>(&eight, Layout::Pdn).unwrap();
-        assert_eq!(
-            parse_fen::<Italian>(&fen).unwrap(),
-            Position::<Italian>::start()
-        );
-        assert!(fen_of_hub_position::<English>(&intl, Layout::Turned).is_err());
-    }
-
-    #[test]
-    fn hub_moves_read_and_write() {
-        let start = Position::<Russian>::start();
-        let legal = start.legal_moves();
-        // a3-b4 is 9-13 counted from a1.
-        let mv = read_hub_move(&start, &legal, "9-13", Layout::FlippedMoves).unwrap();
-        assert_eq!(hub_move_text::<Russian>(&mv, Layout::FlippedMoves), "9-13");
-        assert_eq!(number_of_bit::<Russian>(mv.from), 21);
-        // International: 28x19x23 is from 28 to 19 taking 23.
-        let position = parse_fen::<International>("W:W28:B23").unwrap();
-        let legal = position.legal_moves();
-        let mv = read_hub_move(&position, &legal, "28x19x23", Layout::Pdn).unwrap();
-        assert_eq!(hub_move_text::<International>(&mv, Layout::Pdn), "28x19x23");
-        assert!(read_hub_move(&position, &legal, "28x19x24", Layout::Pdn).is_err());
-        assert!(read_hub_move(&position, &legal, "28-22", Layout::Pdn).is_err());
     }
 
     #[test]

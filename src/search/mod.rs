@@ -39,6 +39,15 @@ const PROBCUT_MARGIN_PER_PLY: i32 = 5;
 /// shortest win; a search to depth `n` there still sees every line of `n` plies.
 const SELECTIVE_MIN_PIECES: u32 = 8;
 
+/// A search cut short by `stop`, a node limit or the clock: the score it would have given is
+/// unknown, so every caller up to the root hands it on with `?` and no placeholder score can
+/// be mistaken for a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Aborted;
+
+/// A score, or the abort that left it unknown.
+type Searched = Result<i32, Aborted>;
+
 /// The score, for the side to move at `ply`, of a position where it has no legal move: a loss,
 /// or a win in antidraughts.
 #[inline(always)]
@@ -249,7 +258,6 @@ pub struct Searcher<'a, R: Rules> {
     nodes: u64,
     unpublished_nodes: u64,
     seldepth: usize,
-    stopped: bool,
     /// Hashes along the game and the search path, for repetition checks.
     path: Vec<u64>,
     /// Plies since the last capture or man move at each entry of `path`.
@@ -279,7 +287,6 @@ impl<'a, R: Rules> Searcher<'a, R> {
             nodes: 0,
             unpublished_nodes: 0,
             seldepth: 0,
-            stopped: false,
             path: Vec::with_capacity(256),
             reversible: Vec::with_capacity(256),
             killers: [[Move::default(); 2]; MAX_PLY + 1],
@@ -347,15 +354,16 @@ impl<'a, R: Rules> Searcher<'a, R> {
         // Lazy SMP: helpers start one iteration deeper every other thread, so threads spread
         // over depths and fill the table with different work.
         let first_depth = 1 + (self.thread_id % 2) as u32;
-        for depth in first_depth..=max_depth {
+        'deepening: for depth in first_depth..=max_depth {
             self.root_improvement = None;
             for pv_index in 0..multipv {
                 self.seldepth = 0;
                 let previous = root_moves[pv_index].previous_score;
-                let score = self.aspiration(root, &mut root_moves, pv_index, depth, previous);
-                if self.stopped {
-                    break;
-                }
+                let Ok(score) = self.aspiration(root, &mut root_moves, pv_index, depth, previous)
+                else {
+                    self.adopt_root_improvement(&root_moves, multipv, &mut outcome);
+                    break 'deepening;
+                };
                 // Stable sort keeps the earlier order among equal scores.
                 root_moves[pv_index..].sort_by_key(|m| std::cmp::Reverse(m.score));
                 if self.thread_id == 0 {
@@ -370,10 +378,6 @@ impl<'a, R: Rules> Searcher<'a, R> {
                         pv: line.pv.clone(),
                     });
                 }
-            }
-            if self.stopped {
-                self.adopt_root_improvement(&root_moves, multipv, &mut outcome);
-                break;
             }
             for root_move in root_moves.iter_mut() {
                 root_move.previous_score = root_move.score;
@@ -495,7 +499,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
         pv_index: usize,
         depth: u32,
         previous: i32,
-    ) -> i32 {
+    ) -> Searched {
         let mut delta = 30;
         let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < WIN_BOUND {
             (previous - delta, previous + delta)
@@ -503,16 +507,13 @@ impl<'a, R: Rules> Searcher<'a, R> {
             (-INFINITE, INFINITE)
         };
         loop {
-            let score = self.root_search(root, root_moves, pv_index, depth, alpha, beta);
-            if self.stopped {
-                return score;
-            }
+            let score = self.root_search(root, root_moves, pv_index, depth, alpha, beta)?;
             if score <= alpha {
                 alpha = (alpha - delta).max(-INFINITE);
             } else if score >= beta {
                 beta = (beta + delta).min(INFINITE);
             } else {
-                return score;
+                return Ok(score);
             }
             delta *= 2;
             if delta > 1000 {
@@ -530,27 +531,23 @@ impl<'a, R: Rules> Searcher<'a, R> {
         depth: u32,
         mut alpha: i32,
         beta: i32,
-    ) -> i32 {
+    ) -> Searched {
         let mut best = -INFINITE;
         for (offset, root_move) in root_moves[pv_index..].iter_mut().enumerate() {
             let mv = root_move.mv;
             let child = root.play(&mv);
-            self.push_path(root, &mv, &child);
             let depth = depth as i32;
-            let score = if offset == 0 {
-                -self.pvs(&child, depth - 1, -beta, -alpha, 1, true)
-            } else {
-                let probe = -self.pvs(&child, depth - 1, -alpha - 1, -alpha, 1, false);
-                if probe > alpha && probe < beta && !self.stopped {
-                    -self.pvs(&child, depth - 1, -beta, -alpha, 1, true)
-                } else {
-                    probe
+            let score = self.on_path(root, &mv, &child, |this| {
+                if offset == 0 {
+                    return Ok(-this.pvs(&child, depth - 1, -beta, -alpha, 1, true)?);
                 }
-            };
-            self.pop_path();
-            if self.stopped {
-                return best;
-            }
+                let probe = -this.pvs(&child, depth - 1, -alpha - 1, -alpha, 1, false)?;
+                if probe > alpha && probe < beta {
+                    Ok(-this.pvs(&child, depth - 1, -beta, -alpha, 1, true)?)
+                } else {
+                    Ok(probe)
+                }
+            })?;
             if offset > 0 && score > alpha {
                 self.root_improvement = Some(mv);
             }
@@ -573,25 +570,46 @@ impl<'a, R: Rules> Searcher<'a, R> {
                 }
             }
         }
-        best
+        Ok(best)
     }
 
-    #[inline]
-    fn push_path(&mut self, parent: &Position<R>, mv: &Move, child: &Position<R>) {
-        let man_moved = parent.kings() & (1u64 << mv.from) == 0;
-        let reversible = if mv.is_capture() || man_moved {
-            0
-        } else {
+    /// Runs `work` with `child` (reached from `parent` by `mv`) on top of the path, and takes
+    /// it off again however `work` ends.
+    #[inline(always)]
+    fn on_path<T>(
+        &mut self,
+        parent: &Position<R>,
+        mv: &Move,
+        child: &Position<R>,
+        work: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let reversible = if parent.is_reversible(mv) {
             self.reversible.last().copied().unwrap_or(0) + 1
+        } else {
+            0
         };
         self.path.push(child.hash());
         self.reversible.push(reversible);
-    }
-
-    #[inline]
-    fn pop_path(&mut self) {
+        let result = work(self);
         self.path.pop();
         self.reversible.pop();
+        result
+    }
+
+    /// Lends the buffer of `ply` from the per-ply pool `pool` to `work` and puts it back
+    /// however `work` ends (an abort included): no exit path can keep it, and the next
+    /// search at this ply reuses its memory.
+    #[inline(always)]
+    fn with_buffer<B: Default, T>(
+        &mut self,
+        pool: fn(&mut Self) -> &mut Vec<B>,
+        ply: usize,
+        work: impl FnOnce(&mut Self, &mut B) -> T,
+    ) -> T {
+        let mut buffer = std::mem::take(&mut pool(self)[ply]);
+        let result = work(self, &mut buffer);
+        pool(self)[ply] = buffer;
+        result
     }
 
     /// True when the position on top of the path repeats an earlier one (a draw inside the
@@ -617,15 +635,17 @@ impl<'a, R: Rules> Searcher<'a, R> {
         false
     }
 
-    /// Counts a node; every [`POLL_INTERVAL`] nodes publishes the count and checks limits.
+    /// Counts a node; every [`POLL_INTERVAL`] nodes publishes the count and checks limits,
+    /// and is [`Aborted`] when the search must end.
     #[inline]
-    fn count_node(&mut self) {
+    fn count_node(&mut self) -> Result<(), Aborted> {
         self.nodes += 1;
         self.unpublished_nodes += 1;
         if self.unpublished_nodes >= POLL_INTERVAL {
             self.publish_nodes();
-            self.check_limits();
+            self.check_limits()?;
         }
+        Ok(())
     }
 
     fn publish_nodes(&mut self) {
@@ -635,31 +655,27 @@ impl<'a, R: Rules> Searcher<'a, R> {
         self.unpublished_nodes = 0;
     }
 
-    fn check_limits(&mut self) {
+    /// [`Aborted`] when another thread or the front end stopped the search, or (thread 0)
+    /// when the node limit or the hard time limit is reached, which then stops every thread.
+    fn check_limits(&self) -> Result<(), Aborted> {
         if self.shared.stop.load(Ordering::Relaxed) {
-            self.stopped = true;
-            return;
+            return Err(Aborted);
         }
         if self.thread_id != 0 {
-            return;
+            return Ok(());
         }
-        if let Some(limit) = self.limits.nodes
-            && self.shared.nodes.load(Ordering::Relaxed) >= limit
-        {
-            self.stop_all();
-            return;
+        let out_of_nodes = self
+            .limits
+            .nodes
+            .is_some_and(|limit| self.shared.nodes.load(Ordering::Relaxed) >= limit);
+        let out_of_time = self.limits.budget.as_ref().is_some_and(|budget| {
+            !self.shared.untimed.load(Ordering::Relaxed) && self.shared.timed_ms() >= budget.hard_ms
+        });
+        if out_of_nodes || out_of_time {
+            self.shared.stop.store(true, Ordering::Relaxed);
+            return Err(Aborted);
         }
-        if let Some(budget) = &self.limits.budget
-            && !self.shared.untimed.load(Ordering::Relaxed)
-            && self.shared.timed_ms() >= budget.hard_ms
-        {
-            self.stop_all();
-        }
-    }
-
-    fn stop_all(&mut self) {
-        self.stopped = true;
-        self.shared.stop.store(true, Ordering::Relaxed);
+        Ok(())
     }
 
     /// NegaScout (Reinefeld 1983): the first move with the full window, the others with a
@@ -672,34 +688,31 @@ impl<'a, R: Rules> Searcher<'a, R> {
         beta: i32,
         ply: usize,
         pv_node: bool,
-    ) -> i32 {
+    ) -> Searched {
         self.pv[ply].clear();
         if self.is_draw() {
-            return DRAW;
+            return Ok(DRAW);
         }
         if let Some(score) = decided_score(position, ply) {
-            return score;
+            return Ok(score);
         }
         if self.shared.egtb.is_some()
             && let Some(score) = self.probe_tables(position, ply)
         {
-            self.count_node();
-            return score;
+            self.count_node()?;
+            return Ok(score);
         }
         if depth <= 0 || ply >= MAX_PLY - 1 {
             return self.quiescence(position, alpha, beta, ply);
         }
-        self.count_node();
-        if self.stopped {
-            return DRAW;
-        }
+        self.count_node()?;
         self.seldepth = self.seldepth.max(ply);
         // A win can be no shorter than the plies already played: mate-distance pruning.
         let alpha_floor = -(WIN - ply as i32);
         let beta_ceiling = WIN - ply as i32 - 1;
         let (alpha_bound, beta_bound) = (alpha.max(alpha_floor), beta.min(beta_ceiling));
         if alpha_bound >= beta_bound {
-            return alpha_bound;
+            return Ok(alpha_bound);
         }
 
         let key = position.hash();
@@ -714,7 +727,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
                     Bound::Upper => score <= alpha,
                 };
                 if cutoff {
-                    return score;
+                    return Ok(score);
                 }
             }
             tt_move = Some(entry);
@@ -731,155 +744,160 @@ impl<'a, R: Rules> Searcher<'a, R> {
             self.probcut_nesting += 1;
             let score = self.pvs(position, depth * 40 / 100, raised - 1, raised, ply, false);
             self.probcut_nesting -= 1;
-            if self.stopped {
-                return DRAW;
-            }
+            let score = score?;
             if score >= raised {
-                return score - margin;
+                return Ok(score - margin);
             }
         }
 
-        let mut list = std::mem::take(&mut self.lists[ply]);
-        position.legal_moves_into(&mut list);
-        if list.is_empty() {
-            self.lists[ply] = list;
-            return stuck_score(position, ply);
-        }
-        // A forced move costs no width: look one ply further (Scan does the same).
-        let extension = i32::from(list.len() == 1);
-        let mut order = std::mem::take(&mut self.orders[ply]);
-        order.clear();
-        order.extend(
-            list.iter()
-                .map(|&mv| (self.order_score(&mv, tt_move.as_ref(), ply), mv)),
-        );
-        order.sort_unstable_by_key(|entry| std::cmp::Reverse(entry.0));
-        self.lists[ply] = list;
-
-        let original_alpha = alpha;
-        let mut best_score = -INFINITE;
-        let mut best_move = None;
-        for index in 0..order.len() {
-            let mv = order[index].1;
-            let child = position.play(&mv);
-            self.push_path(position, &mv, &child);
-            let new_depth = depth - 1 + extension;
-            // Late move reductions as Scan 2.0 makes them: quiet moves (no capture, no
-            // promotion) after the first three in PV nodes and after the first elsewhere,
-            // one ply, two from the seventh move in non-PV nodes.
-            let reduction = if depth >= 3
-                && selective
-                && index >= if pv_node { 3 } else { 1 }
-                && !mv.is_capture()
-                && !mv.promotes
-            {
-                1 + i32::from(!pv_node && index >= 6)
-            } else {
-                0
-            };
-            let score = if index == 0 {
-                -self.pvs(&child, new_depth, -beta, -alpha, ply + 1, pv_node)
-            } else {
-                let probe = -self.pvs(
-                    &child,
-                    new_depth - reduction,
-                    -alpha - 1,
-                    -alpha,
-                    ply + 1,
-                    false,
+        self.with_buffer(Self::order_pool, ply, |this, order| {
+            let move_count = this.with_buffer(Self::list_pool, ply, |this, list| {
+                position.legal_moves_into(list);
+                order.clear();
+                order.extend(
+                    list.iter()
+                        .map(|&mv| (this.order_score(&mv, tt_move.as_ref(), ply), mv)),
                 );
-                if probe > alpha && (reduction > 0 || (probe < beta && pv_node)) && !self.stopped {
-                    -self.pvs(&child, new_depth, -beta, -alpha, ply + 1, pv_node)
-                } else {
-                    probe
-                }
-            };
-            self.pop_path();
-            if self.stopped {
-                self.orders[ply] = order;
-                return DRAW;
+                list.len()
+            });
+            if move_count == 0 {
+                return Ok(stuck_score(position, ply));
             }
-            if score > best_score {
-                best_score = score;
-                best_move = Some(mv);
-                if score > alpha {
-                    alpha = score;
-                    self.update_pv(ply, mv);
-                    if score >= beta {
-                        if !mv.is_capture() {
-                            self.reward_quiet(&mv, ply, depth);
+            // A forced move costs no width: look one ply further (Scan does the same).
+            let extension = i32::from(move_count == 1);
+            order.sort_unstable_by_key(|entry| std::cmp::Reverse(entry.0));
+
+            let original_alpha = alpha;
+            let mut best_score = -INFINITE;
+            let mut best_move = None;
+            for (index, &(_, mv)) in order.iter().enumerate() {
+                let child = position.play(&mv);
+                let new_depth = depth - 1 + extension;
+                // Late move reductions as Scan 2.0 makes them: quiet moves (no capture, no
+                // promotion) after the first three in PV nodes and after the first elsewhere,
+                // one ply, two from the seventh move in non-PV nodes.
+                let reduction = if depth >= 3
+                    && selective
+                    && index >= if pv_node { 3 } else { 1 }
+                    && !mv.is_capture()
+                    && !mv.promotes
+                {
+                    1 + i32::from(!pv_node && index >= 6)
+                } else {
+                    0
+                };
+                let score = this.on_path(position, &mv, &child, |this| {
+                    if index == 0 {
+                        return Ok(-this.pvs(
+                            &child,
+                            new_depth,
+                            -beta,
+                            -alpha,
+                            ply + 1,
+                            pv_node,
+                        )?);
+                    }
+                    let probe = -this.pvs(
+                        &child,
+                        new_depth - reduction,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        false,
+                    )?;
+                    if probe > alpha && (reduction > 0 || (probe < beta && pv_node)) {
+                        Ok(-this.pvs(&child, new_depth, -beta, -alpha, ply + 1, pv_node)?)
+                    } else {
+                        Ok(probe)
+                    }
+                })?;
+                if score > best_score {
+                    best_score = score;
+                    best_move = Some(mv);
+                    if score > alpha {
+                        alpha = score;
+                        this.update_pv(ply, mv);
+                        if score >= beta {
+                            if !mv.is_capture() {
+                                this.reward_quiet(&mv, ply, depth);
+                            }
+                            break;
                         }
-                        break;
                     }
                 }
             }
-        }
-        self.orders[ply] = order;
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_score > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
-        self.shared.tt.store(
-            key,
-            best_move.as_ref(),
-            score_to_tt(best_score, ply),
-            depth,
-            bound,
-        );
-        best_score
+            let bound = if best_score >= beta {
+                Bound::Lower
+            } else if best_score > original_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            this.shared.tt.store(
+                key,
+                best_move.as_ref(),
+                score_to_tt(best_score, ply),
+                depth,
+                bound,
+            );
+            Ok(best_score)
+        })
+    }
+
+    /// The move lists, one per ply.
+    fn list_pool(&mut self) -> &mut Vec<MoveList> {
+        &mut self.lists
+    }
+
+    /// The ordered moves, one list per ply.
+    fn order_pool(&mut self) -> &mut Vec<Vec<(i32, Move)>> {
+        &mut self.orders
     }
 
     /// Capture resolution at the horizon. Captures are compulsory, so a side that has one
     /// may not stand pat: all its captures are searched. Otherwise the static evaluation
     /// stands.
-    fn quiescence(&mut self, position: &Position<R>, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    fn quiescence(
+        &mut self,
+        position: &Position<R>,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> Searched {
         self.pv[ply].clear();
-        self.count_node();
-        if self.stopped {
-            return DRAW;
-        }
+        self.count_node()?;
         self.seldepth = self.seldepth.max(ply);
         if let Some(score) = decided_score(position, ply) {
-            return score;
+            return Ok(score);
         }
         if ply >= MAX_PLY - 1 {
-            return self.evaluate(position);
+            return Ok(self.evaluate(position));
         }
-        let mut list = std::mem::take(&mut self.lists[ply]);
-        list.clear();
-        position.generate_captures(&mut list);
-        if list.is_empty() || !R::CAPTURE_COMPULSORY {
-            self.lists[ply] = list;
-            if position.count_steps() == 0 && !position.has_capture() {
-                return stuck_score(position, ply);
+        self.with_buffer(Self::list_pool, ply, |this, list| {
+            list.clear();
+            position.generate_captures(list);
+            if list.is_empty() || !R::CAPTURE_COMPULSORY {
+                if position.count_steps() == 0 && !position.has_capture() {
+                    return Ok(stuck_score(position, ply));
+                }
+                return Ok(this.evaluate(position));
             }
-            return self.evaluate(position);
-        }
-        let mut best = -INFINITE;
-        let count = list.len();
-        for index in 0..count {
-            let mv = list.as_slice()[index];
-            let child = position.play(&mv);
-            let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
-            if self.stopped {
-                self.lists[ply] = list;
-                return DRAW;
-            }
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    if score >= beta {
-                        break;
+            let mut best = -INFINITE;
+            for &mv in list.iter() {
+                let child = position.play(&mv);
+                let score = -this.quiescence(&child, -beta, -alpha, ply + 1)?;
+                if score > best {
+                    best = score;
+                    if score > alpha {
+                        alpha = score;
+                        if score >= beta {
+                            break;
+                        }
                     }
                 }
             }
-        }
-        self.lists[ply] = list;
-        best
+            Ok(best)
+        })
     }
 
     /// The static evaluation, with the weights in force.

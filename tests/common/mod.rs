@@ -61,6 +61,32 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A fresh path `target/<folder>/<name>` for a file a test writes: the folder is made and an
+/// old file of that name removed; the file is kept after the test for inspection.
+pub fn scratch(folder: &str, name: &str) -> PathBuf {
+    let dir = repo_root().join("target").join(folder);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("make {}: {e}", dir.display()));
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// The JSON on the `summary ` line of a Python helper's output; fails, with the helper's
+/// stderr and stdout, when `what` did not succeed or printed no summary.
+pub fn json_summary(what: &str, output: &std::process::Output) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{what} failed:\n{}\n{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("summary "))
+        .unwrap_or_else(|| panic!("no summary in:\n{stdout}"));
+    serde_json::from_str(line).expect("summary is JSON")
+}
+
 /// The python of a virtual environment holding `requirement`, made on first use by
 /// `scripts/pyenv.sh` (which fails, with its reason, when Python 3, venv or pip is missing).
 pub fn venv_python(name: &str, requirement: &str) -> PathBuf {
@@ -97,15 +123,6 @@ pub fn pydraughts_replay(path: &std::path::Path, variant: &str) -> Vec<serde_jso
         .arg(variant)
         .output()
         .expect("run pdn_replay.py");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "pdn_replay.py failed:\n{}\n{stdout}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("summary "))
-        .unwrap_or_else(|| panic!("no summary in:\n{stdout}"));
-    serde_json::from_str(line).expect("summary is JSON")
+    serde_json::from_value(json_summary("pdn_replay.py", &output))
+        .expect("the summary is a list of games")
 }

@@ -3,7 +3,7 @@
 use super::{repo_root, venv_python};
 use damka::notation::fen::parse_fen;
 use damka::notation::number_of_bit;
-use damka::{Bits, Color, Rules};
+use damka::{Bits, Color, Move, Position, Rules};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -88,30 +88,39 @@ pub fn run_oracle_script(
     lines
 }
 
+/// A move in the oracles' format: `fromxto:captured,...` (captured squares sorted) or
+/// `from-to`, in PDN numbers.
+pub fn oracle_move<R: Rules>(mv: &Move) -> String {
+    let from = number_of_bit::<R>(mv.from);
+    let to = number_of_bit::<R>(mv.to);
+    if mv.is_capture() {
+        let mut captured: Vec<u32> = Bits(mv.captured)
+            .map(|bit| number_of_bit::<R>(bit as u8))
+            .collect();
+        captured.sort_unstable();
+        let list: Vec<String> = captured.iter().map(u32::to_string).collect();
+        format!("{from}x{to}:{}", list.join(","))
+    } else {
+        format!("{from}-{to}")
+    }
+}
+
+/// damka's legal moves in a position in the oracles' format, sorted.
+pub fn oracle_moves<R: Rules>(position: &Position<R>) -> Vec<String> {
+    let mut moves: Vec<String> = position
+        .legal_moves()
+        .iter()
+        .map(oracle_move::<R>)
+        .collect();
+    moves.sort();
+    moves
+}
+
 /// damka's legal moves in the oracles' format, sorted.
 pub fn damka_moves<R: Rules>(fen: &str) -> Vec<String> {
     let position =
         parse_fen::<R>(fen).unwrap_or_else(|e| panic!("damka rejects oracle FEN {fen}: {e}"));
-    let mut moves: Vec<String> = position
-        .legal_moves()
-        .iter()
-        .map(|mv| {
-            let from = number_of_bit::<R>(mv.from);
-            let to = number_of_bit::<R>(mv.to);
-            if mv.is_capture() {
-                let mut captured: Vec<u32> = Bits(mv.captured)
-                    .map(|bit| number_of_bit::<R>(bit as u8))
-                    .collect();
-                captured.sort_unstable();
-                let list: Vec<String> = captured.iter().map(u32::to_string).collect();
-                format!("{from}x{to}:{}", list.join(","))
-            } else {
-                format!("{from}-{to}")
-            }
-        })
-        .collect();
-    moves.sort();
-    moves
+    oracle_moves(&position)
 }
 
 /// The winner damka sees in a position, as the oracle writes it (`W`, `B`, `-`), draw rules

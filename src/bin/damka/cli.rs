@@ -1,12 +1,12 @@
 //! The command line: parses arguments with clap and runs the chosen subcommand.
 
-use crate::notation::fen::parse_fen;
-use crate::perft::{divide, perft};
-use crate::position::Position;
-use crate::rules::{Color, Rules, Variant};
-use crate::tools::play::Limit;
-use crate::with_variant;
+use crate::tools::limit::Limit;
 use clap::{Parser, Subcommand};
+use damka::notation::fen::parse_fen;
+use damka::perft::{divide, perft};
+use damka::position::Position;
+use damka::rules::{Color, Rules, Variant};
+use damka::with_variant;
 use std::ffi::OsString;
 use std::io::Write;
 use std::time::Instant;
@@ -69,7 +69,7 @@ enum Command {
     /// docs/dxp.md.
     ///
     /// Example: damka dxp --listen 27531 --movetime 500
-    Dxp(Box<crate::protocol::dxp::DxpArgs>),
+    Dxp(Box<damka::protocol::dxp::DxpArgs>),
     /// Run the COMP10002 "towers" assignment program: actions such as `G6-F5` (then
     /// optionally `A` or `P`) on stdin, the boards on stdout byte for byte as the assignment's
     /// tests expect; exit code 1 after an `ERROR:` line.
@@ -147,7 +147,7 @@ enum Command {
     ///
     /// Example: damka egtb gen --variant english --pieces 4 --dir egtb
     #[command(subcommand)]
-    Egtb(crate::egtb::cli::EgtbCommand),
+    Egtb(crate::tools::egtb::EgtbCommand),
 }
 
 /// The steps of `damka tune`.
@@ -223,8 +223,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             divide,
             depth,
         }) => with_variant!(variant, R => run_perft::<R>(fen.as_deref(), divide, depth)),
-        Some(Command::Hub) => crate::protocol::hub::run(),
-        Some(Command::Dxp(args)) => crate::protocol::dxp::run(*args),
+        Some(Command::Hub) => damka::protocol::hub::run(),
+        Some(Command::Dxp(args)) => damka::protocol::dxp::run(*args),
         Some(Command::Towers) => crate::towers::run(),
         Some(Command::Play {
             variant,
@@ -253,8 +253,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             crate::tools::show::run(&fen, variant, svg.as_deref())
         }
         Some(Command::Tune(command)) => run_tune(command),
-        Some(Command::Egtb(command)) => crate::egtb::cli::run(command),
-        None => crate::protocol::uci::run_stdio(),
+        Some(Command::Egtb(command)) => crate::tools::egtb::run(command),
+        None => damka::protocol::uci::run_stdio(),
     }
 }
 

@@ -10,10 +10,10 @@
 //! a plain depth-3 minimax whose children are generated in the assignment's own fixed order
 //! ([`ordered_actions`]), because ties go to the left-most child.
 
-use crate::board::Bitboard;
-use crate::notation::{bit_at, cell_of_bit};
-use crate::position::{Move, Position};
-use crate::rules::{Color, Towers};
+use damka::board::Bitboard;
+use damka::notation::{bit_at, cell_of_bit};
+use damka::position::{Move, Position};
+use damka::rules::{Color, Towers};
 use std::io::{self, Read, Write};
 
 /// Cells per side of the board.
@@ -441,6 +441,7 @@ pub fn run() -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use damka::notation::physical_row_col;
 
     #[test]
     fn cells_parse_only_on_the_board() {
@@ -478,6 +479,209 @@ mod tests {
             [
                 "A6-B5", "C6-D5", "C6-B5", "E6-F5", "E6-D5", "G6-H5", "G6-F5"
             ]
+        );
+    }
+
+    /// A small deterministic generator (xorshift64*), so the tests need no dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+        }
+    }
+
+    /// A random game from the start: captures preferred half of the time so that games end.
+    /// Returns the positions before each action and the actions.
+    fn playout(seed: u64, max_plies: usize) -> (Vec<Position<Towers>>, Vec<Move>) {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut position = Position::<Towers>::start();
+        let mut positions = Vec::new();
+        let mut actions = Vec::new();
+        for _ in 0..max_plies {
+            let moves: Vec<Move> = position.legal_moves().iter().copied().collect();
+            positions.push(position);
+            if moves.is_empty() {
+                break;
+            }
+            let captures: Vec<Move> = moves.iter().copied().filter(Move::is_capture).collect();
+            let pool = if !captures.is_empty() && rng.below(2) == 0 {
+                &captures
+            } else {
+                &moves
+            };
+            let action = pool[rng.below(pool.len())];
+            actions.push(action);
+            position = position.play(&action);
+        }
+        (positions, actions)
+    }
+
+    /// Where an action goes, as the assignment's direction index: NE, SE, SW, NW.
+    fn direction_index(action: &Move) -> usize {
+        let (fr, fc) = physical_row_col::<Towers>(action.from);
+        let (tr, tc) = physical_row_col::<Towers>(action.to);
+        match (tr > fr, tc > fc) {
+            (false, true) => 0,
+            (true, true) => 1,
+            (true, false) => 2,
+            (false, false) => 3,
+        }
+    }
+
+    fn key(action: &Move) -> (u8, u8, bool, u64) {
+        (action.from, action.to, action.promotes, action.captured)
+    }
+
+    #[test]
+    fn ordered_actions_are_the_legal_moves_in_the_assignment_order() {
+        let mut positions_checked = 0;
+        let mut with_towers = 0;
+        let mut with_captures = 0;
+        for seed in 0..400 {
+            let (positions, _) = playout(seed, 200);
+            for position in positions {
+                let ordered = ordered_actions(&position);
+                let mut ours: Vec<_> = ordered.iter().map(key).collect();
+                let mut library: Vec<_> = position.legal_moves().iter().map(key).collect();
+                ours.sort_unstable();
+                library.sort_unstable();
+                assert_eq!(ours, library, "{position:?}");
+                ours.dedup();
+                assert_eq!(ours.len(), ordered.len(), "duplicates in {position:?}");
+                // Row-major source cells, then clockwise directions from north-east.
+                let order: Vec<(usize, usize, usize)> = ordered
+                    .iter()
+                    .map(|action| {
+                        let (row, col) = physical_row_col::<Towers>(action.from);
+                        (row, col, direction_index(action))
+                    })
+                    .collect();
+                assert!(
+                    order.windows(2).all(|pair| pair[0] < pair[1]),
+                    "order {order:?} in {position:?}"
+                );
+                for action in &ordered {
+                    let (fr, fc) = physical_row_col::<Towers>(action.from);
+                    let (tr, tc) = physical_row_col::<Towers>(action.to);
+                    let distance = fr.abs_diff(tr);
+                    assert_eq!(distance, fc.abs_diff(tc));
+                    assert_eq!(distance, if action.is_capture() { 2 } else { 1 });
+                }
+                positions_checked += 1;
+                with_towers += usize::from(position.kings_of(position.side_to_move()) != 0);
+                with_captures += usize::from(ordered.iter().any(Move::is_capture));
+            }
+        }
+        println!(
+            "{positions_checked} positions, {with_towers} with towers to move, \
+             {with_captures} with a capture"
+        );
+        assert!(positions_checked > 20_000, "{positions_checked}");
+        assert!(with_towers > 1_000, "{with_towers}");
+        assert!(with_captures > 1_000, "{with_captures}");
+    }
+
+    /// The input lines of a game.
+    fn game_text(actions: &[Move]) -> String {
+        actions
+            .iter()
+            .map(|a| {
+                format!(
+                    "{}-{}\n",
+                    cell_of_bit::<Towers>(a.from),
+                    cell_of_bit::<Towers>(a.to)
+                )
+            })
+            .collect()
+    }
+
+    /// Finished random games: the side that cannot act at the end loses.
+    #[test]
+    fn finished_games_print_the_winner() {
+        let mut finished = 0;
+        for seed in 0..200 {
+            let (positions, actions) = playout(seed, 400);
+            let last = positions.last().expect("a playout has a position");
+            if !last.legal_moves().is_empty() {
+                continue;
+            }
+            assert!(choose_action(last).is_none());
+            let winner = match last.side_to_move() {
+                Color::Black => "WHITE WIN!\n",
+                Color::White => "BLACK WIN!\n",
+            };
+            let game = game_text(&actions);
+            let (played, code) = transcript(game.as_bytes());
+            assert_eq!(code, 0);
+            for command in ["A\n", "P\n"] {
+                let (output, code) = transcript(format!("{game}{command}").as_bytes());
+                assert_eq!(output, format!("{played}{winner}"), "seed {seed}");
+                assert_eq!(code, 0);
+            }
+            // The last board's cost is printed as a plain integer.
+            let cost = format!("BOARD COST: {}\n", board_cost(last));
+            assert!(played.contains(&cost), "seed {seed}");
+            finished += 1;
+            if finished == 5 {
+                break;
+            }
+        }
+        assert!(finished >= 3, "only {finished} random games ended");
+    }
+
+    /// `P` stops with the winner line as soon as the side to move cannot act, fewer than ten
+    /// actions in: replay a finished game but one action, whose winning end the computer finds
+    /// (a board where the side to move cannot act costs INT_MIN or INT_MAX).
+    #[test]
+    fn play_command_stops_at_the_end_of_the_game() {
+        let mut checked = 0;
+        for seed in 0..400 {
+            let (positions, actions) = playout(seed, 400);
+            let last = positions.last().unwrap();
+            if !last.legal_moves().is_empty() || actions.is_empty() {
+                continue;
+            }
+            let before = positions[positions.len() - 2];
+            let chosen = choose_action(&before).expect("the side to move can act");
+            let end = before.play(&chosen);
+            assert!(
+                end.legal_moves().is_empty(),
+                "seed {seed}: the computer misses the win"
+            );
+            let game = game_text(&actions[..actions.len() - 1]);
+            let (output, code) = transcript(format!("{game}P\n").as_bytes());
+            assert_eq!(code, 0);
+            let winner = match end.side_to_move() {
+                Color::Black => "WHITE WIN!\n",
+                Color::White => "BLACK WIN!\n",
+            };
+            assert!(output.ends_with(&format!("---+\n{winner}")), "{output}");
+            assert_eq!(output.matches("*** ").count(), 1);
+            assert_eq!(output.matches("WIN!").count(), 1);
+            checked += 1;
+            if checked == 5 {
+                return;
+            }
+        }
+        assert!(checked >= 3, "only {checked} random games ended");
+    }
+
+    /// The minimax picks the left-most of equal children: from the start every Black action
+    /// scores 0 at depth 3, so `A` plays the first action in the assignment's order.
+    #[test]
+    fn ties_go_to_the_left_most_action() {
+        let start = Position::<Towers>::start();
+        let first = ordered_actions(&start)[0];
+        assert_eq!(choose_action(&start), Some(first));
+        let (output, code) = transcript(b"A\n");
+        assert_eq!(code, 0);
+        assert!(
+            output.contains("*** BLACK ACTION #1: A6-B5\nBOARD COST: 0\n"),
+            "{output}"
         );
     }
 }

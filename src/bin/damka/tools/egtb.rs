@@ -1,13 +1,13 @@
-//! The `damka egtb` commands: gen, verify, probe and count.
+//! The `damka egtb` commands: gen, verify, probe, convert, speed and count.
 
-use super::generate::{generate, verify};
-use super::probe::Tables;
-use super::{Indexer, Material, family};
-use crate::board::Geometry;
-use crate::notation::fen::parse_fen;
-use crate::rules::{Rules, Variant};
-use crate::with_variant;
 use clap::Subcommand;
+use damka::egtb::convert::convert_wins;
+use damka::egtb::generate::{generate, verify};
+use damka::egtb::probe::Tables;
+use damka::egtb::{family, positions_with};
+use damka::notation::fen::parse_fen;
+use damka::rules::{Rules, Variant};
+use damka::with_variant;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -152,29 +152,12 @@ pub fn run(command: EgtbCommand) -> i32 {
     }
 }
 
-/// Placements with exactly `pieces` pieces, both colours' pieces counted (either side may
-/// have none), for the published totals of checkers positions.
-pub fn positions_with<R: Rules>(pieces: usize) -> u64 {
-    let man_squares = R::Geometry::SQUARES - R::Geometry::PER_ROW;
-    let n = pieces as u8;
-    let mut total = 0;
-    for wm in 0..=n {
-        for wk in 0..=n - wm {
-            for bm in 0..=n - wm - wk {
-                let bk = n - wm - wk - bm;
-                if usize::from(wm) > man_squares || usize::from(bm) > man_squares {
-                    continue;
-                }
-                total += Indexer::new::<R>(Material::new(wm, wk, bm, bk)).size();
-            }
-        }
-    }
-    total
-}
-
 fn run_count<R: Rules>(pieces: usize) -> i32 {
-    if pieces > super::MAX_PIECES {
-        eprintln!("damka egtb count: at most {} pieces", super::MAX_PIECES);
+    if pieces > damka::egtb::MAX_PIECES {
+        eprintln!(
+            "damka egtb count: at most {} pieces",
+            damka::egtb::MAX_PIECES
+        );
         return 2;
     }
     for n in 1..=pieces {
@@ -191,10 +174,10 @@ fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize) -> i32 {
         );
         return 2;
     }
-    if !(2..=super::MAX_PIECES).contains(&pieces) {
+    if !(2..=damka::egtb::MAX_PIECES).contains(&pieces) {
         eprintln!(
             "damka egtb gen: --pieces must be from 2 to {}",
-            super::MAX_PIECES
+            damka::egtb::MAX_PIECES
         );
         return 2;
     }
@@ -264,14 +247,14 @@ fn run_probe<R: Rules>(dir: &Path, fen: &str, moves: bool) -> i32 {
             return 2;
         }
     };
-    let material = super::Placement::of(&position).material();
+    let material = damka::egtb::Placement::of(&position).material();
     let family = family(R::VARIANT).unwrap_or("none");
     // Only the slice asked for (and, for --moves, its successors') is loaded.
     let mut tables = Tables::new(R::VARIANT);
     let mut wanted = vec![material];
     if moves {
         for mv in position.legal_moves().iter() {
-            wanted.push(super::Placement::of(&position.play(mv)).material());
+            wanted.push(damka::egtb::Placement::of(&position.play(mv)).material());
         }
     }
     for m in wanted {
@@ -281,7 +264,7 @@ fn run_probe<R: Rules>(dir: &Path, fen: &str, moves: bool) -> i32 {
         if tables.slice(m).is_some() {
             continue;
         }
-        let path = super::file::slice_path(dir, family, m);
+        let path = damka::egtb::file::slice_path(dir, family, m);
         if !path.exists() {
             continue;
         }
@@ -308,135 +291,11 @@ fn run_probe<R: Rules>(dir: &Path, fen: &str, moves: bool) -> i32 {
         for (mv, value) in ranked {
             println!(
                 "{} {value}",
-                crate::notation::movetext::write_move_in(&position, &mv, &legal)
+                damka::notation::movetext::write_move_in(&position, &mv, &legal)
             );
         }
     }
     0
-}
-
-/// What [`convert_wins`] found.
-#[derive(Clone, Debug, Default)]
-pub struct Conversion {
-    /// Won positions played.
-    pub played: u64,
-    /// Games the winner won within the promised plies.
-    pub converted: u64,
-    /// The longest game, plies.
-    pub longest: u32,
-    /// Games the winner won with more than the variant's no-progress plies between two
-    /// captures or man moves (a real game would have been drawn by that rule).
-    pub past_no_progress_rule: u64,
-    /// The first few failures (FEN and what happened).
-    pub failures: Vec<String>,
-}
-
-/// Plays about `samples` won positions with `pieces` pieces to the end (see
-/// [`EgtbCommand::Convert`]).
-pub fn convert_wins<R: Rules>(
-    tables: &std::sync::Arc<Tables>,
-    pieces: usize,
-    samples: u64,
-    depth: u32,
-) -> Conversion {
-    use super::Value;
-    use crate::search::tt::TranspositionTable;
-    use crate::search::{GameContext, Limits, Searcher, Shared};
-    let slices: Vec<_> = tables
-        .slices()
-        .filter(|s| s.indexer.material().total() == pieces)
-        .collect();
-    let total: u64 = slices.iter().map(|s| s.indexer.size()).sum();
-    let mut result = Conversion::default();
-    if total == 0 {
-        return result;
-    }
-    // Won positions are about a third to a half of all: sample twice as densely.
-    let step = (total / samples.max(1) / 2).max(1);
-    let tt = std::sync::Arc::new(TranspositionTable::new(16));
-    let limits = Limits {
-        depth: Some(depth),
-        multipv: 1,
-        ..Limits::default()
-    };
-    let no_progress = R::DRAW_RULES.no_progress_plies;
-    let mut offset = 0u64;
-    for slice in slices {
-        let size = slice.indexer.size();
-        let mut index = offset % step;
-        while index < size {
-            let start = slice.indexer.placement(index).position::<R>();
-            index += step;
-            let Some(Value::Win(promised)) = tables.probe(&start) else {
-                continue;
-            };
-            result.played += 1;
-            let mut position = start;
-            let mut plies = 0u32;
-            let mut quiet = 0u32;
-            let mut worst_quiet = 0u32;
-            let outcome = loop {
-                let legal = position.legal_moves();
-                if legal.is_empty() {
-                    break if plies % 2 == 1 {
-                        Ok(())
-                    } else {
-                        Err("the winner has no move".to_string())
-                    };
-                }
-                if plies > promised {
-                    break Err(format!("not over after {promised} plies"));
-                }
-                let mv = if plies.is_multiple_of(2) {
-                    tt.clear();
-                    let shared = Shared::new(std::sync::Arc::clone(&tt), false)
-                        .with_egtb(Some(std::sync::Arc::clone(tables)));
-                    let outcome = Searcher::<R>::new(&shared, &limits, 0).run(
-                        &position,
-                        &GameContext::default(),
-                        &mut |_| {},
-                    );
-                    match outcome.best {
-                        Some(mv) => mv,
-                        None => break Err("the engine gave no move".to_string()),
-                    }
-                } else {
-                    match tables.rank_moves(&position) {
-                        Some(ranked) => ranked[0].0,
-                        None => break Err("a position left the tables".to_string()),
-                    }
-                };
-                let man_moved = position.kings() & (1u64 << mv.from) == 0;
-                quiet = if mv.is_capture() || man_moved {
-                    0
-                } else {
-                    quiet + 1
-                };
-                worst_quiet = worst_quiet.max(quiet);
-                position = position.play(&mv);
-                plies += 1;
-            };
-            match outcome {
-                Ok(()) => {
-                    result.converted += 1;
-                    result.longest = result.longest.max(plies);
-                    if no_progress > 0 && worst_quiet >= no_progress {
-                        result.past_no_progress_rule += 1;
-                    }
-                }
-                Err(error) => {
-                    if result.failures.len() < 10 {
-                        result.failures.push(format!(
-                            "{} (win in {promised}): {error}",
-                            crate::notation::fen::write_fen(&start)
-                        ));
-                    }
-                }
-            }
-        }
-        offset += size;
-    }
-    result
 }
 
 fn run_convert<R: Rules>(dir: &Path, pieces: usize, samples: u64, depth: u32) -> i32 {

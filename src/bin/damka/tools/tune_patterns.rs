@@ -1,8 +1,8 @@
 //! `damka tune patterns`: fits the block tables of the pattern evaluation, together with the other weights, to game results by logistic regression and writes a checked weights file.
 //!
-//! The model is the evaluation itself: the linear terms of [`crate::eval::Weights`] read as
+//! The model is the evaluation itself: the linear terms of [`damka::eval::Weights`] read as
 //! features (as `damka tune fit` reads them, see [`super::tune_fit::extract`]) plus, for each
-//! block table of [`crate::eval::patterns`], the opening and endgame weight of the
+//! block table of [`damka::eval::patterns`], the opening and endgame weight of the
 //! arrangement each side sees, blended by the phase as the evaluation blends them. With `s`
 //! the score from White's side and `R` the game result (1, 0.5, 0), the fit minimises the
 //! logistic loss `-(R ln p + (1 - R) ln(1 - p))`, `p = sigmoid(K s)`, plus an L2 penalty on
@@ -19,15 +19,15 @@
 
 use super::tune::SplitMix;
 use super::tune_fit::{Dataset, FitConfig, extract, fit_k, read_samples, trainable};
-use crate::board::Geometry;
-use crate::eval::patterns::{
+use damka::board::Geometry;
+use damka::eval::patterns::{
     BLOCK_STATES, PATTERN_UNIT, PatternLayout, Patterns, indices, tables_of,
 };
-use crate::eval::weights::for_variant;
-use crate::eval::{EvalSet, Weights, pattern_family};
-use crate::position::Position;
-use crate::rules::{Color, Rules, Variant};
-use crate::with_variant;
+use damka::eval::weights::for_variant;
+use damka::eval::{EvalSet, Weights, pattern_family};
+use damka::position::Position;
+use damka::rules::{Color, Rules, Variant};
+use damka::with_variant;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -353,13 +353,13 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
         Some(path) => {
             let bytes =
                 std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            crate::eval::EvalFile::read(&bytes, R::VARIANT)?
+            damka::eval::EvalFile::read(&bytes, R::VARIANT)?
                 .set_for(R::VARIANT)
                 .ok_or_else(|| format!("{} does not fit {}", path.display(), R::VARIANT.name()))?
         }
         None => EvalSet {
             weights: *for_variant(R::VARIANT),
-            patterns: crate::eval::default_patterns::<R>().map(|p| Arc::new(p.clone())),
+            patterns: damka::eval::default_patterns::<R>().map(|p| Arc::new(p.clone())),
         },
     };
     let start = start_set.weights;
@@ -559,7 +559,7 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{English, International};
+    use damka::rules::{English, International};
 
     /// Positions of random playouts with random results.
     fn samples<R: Rules>(seed: u64, games: usize) -> Vec<(Position<R>, f64)> {
@@ -650,7 +650,7 @@ mod tests {
     #[test]
     fn the_model_scores_as_the_evaluation_does() {
         let samples = samples::<International>(8, 6);
-        let start = crate::eval::weights::INTERNATIONAL;
+        let start = damka::eval::weights::INTERNATIONAL;
         let (data, blocks) = features(&samples, &start, 2);
         let mut patterns = Patterns::zero(10, String::new());
         let mut rng = SplitMix(3);

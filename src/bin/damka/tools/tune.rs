@@ -15,14 +15,14 @@
 //! up after the last game its file holds in full (anything after that marker is cut off) and
 //! writes the same file an uninterrupted run would have written.
 
-use crate::game::{Game, Outcome};
-use crate::notation::fen::write_fen;
-use crate::position::Position;
-use crate::rules::{Color, Rules, Variant};
-use crate::search::tt::TranspositionTable;
-use crate::search::{GameContext, Limits, Searcher, Shared};
 pub use crate::tools::matches::openings::SplitMix;
-use crate::with_variant;
+use damka::game::{Game, Outcome};
+use damka::notation::fen::write_fen;
+use damka::position::Position;
+use damka::rules::{Color, Rules, Variant};
+use damka::search::tt::TranspositionTable;
+use damka::search::{GameContext, Limits, Searcher, Shared};
+use damka::with_variant;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::io::Write;

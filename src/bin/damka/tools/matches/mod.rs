@@ -8,13 +8,14 @@ pub mod referee;
 pub mod spec;
 pub mod stats;
 
-use crate::rules::{Color, Rules, Variant};
-use crate::tools::play::{pdn_text, today};
-use crate::with_variant;
+use crate::tools::limit::{Limit, parse_tc};
 use client::Player;
+use damka::notation::pdn::{pdn_text, today};
+use damka::rules::{Color, Rules, Variant};
+use damka::with_variant;
 use openings::Opening;
 use referee::{Adjudication, Finished, Referee, Termination};
-use spec::{EngineSpec, Limit};
+use spec::EngineSpec;
 use stats::{Decision, Sprt, Tally};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{IsTerminal, Write};
@@ -162,7 +163,7 @@ fn settings(args: MatchArgs) -> Result<Settings, String> {
         (_, Some(ms), ..) => Some(Limit::MoveTime(Duration::from_millis(ms))),
         (_, _, Some(0), _) => return Err("--nodes must be at least 1".into()),
         (_, _, Some(n), _) => Some(Limit::Nodes(n)),
-        (_, _, _, Some(tc)) => Some(spec::parse_tc(tc).map_err(|e| format!("--tc: {e}"))?),
+        (_, _, _, Some(tc)) => Some(parse_tc(tc).map_err(|e| format!("--tc: {e}"))?),
         _ => None,
     };
     let limit_of = |spec: &EngineSpec| {
@@ -372,7 +373,7 @@ fn run_match<R: Rules>(settings: &Settings) -> Result<(), String> {
 
 /// The PDN result of a game: `2-0`/`1-1`/`0-2` on 10x10, `1-0`/`1/2-1/2`/`0-1` on 8x8.
 fn result_text<R: Rules>(winner: Option<Color>) -> &'static str {
-    use crate::game::{DrawReason, Outcome};
+    use damka::game::{DrawReason, Outcome};
     match winner {
         Some(color) => Outcome::Win(color).pdn_result::<R>(),
         None => Outcome::Draw(DrawReason::Repetition).pdn_result::<R>(),

@@ -5,16 +5,18 @@
 //! discarded (a chatty engine must not block on a pipe nobody reads).
 
 use super::dxp_link::DxpLink;
-use super::spec::{EngineSpec, Limit, Proto};
-use crate::board::{Bits, Geometry};
-use crate::game::Game;
-use crate::notation::fen::write_fen;
-use crate::notation::movetext::parse_move_in;
-use crate::notation::number_of_bit;
-use crate::position::{Move, Position};
-use crate::protocol::hub::{HubVariant, Layout, hub_variant, parse_command, read_hub_move};
-use crate::rules::{Color, Rules, Variant};
+use super::spec::{EngineSpec, Proto};
+use crate::tools::limit::Limit;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
+use damka::game::Game;
+use damka::notation::fen::write_fen;
+use damka::notation::hub::{
+    HubVariant, Layout, hub_move, hub_position, hub_variant, read_hub_move,
+};
+use damka::notation::movetext::parse_move_in;
+use damka::position::{Move, Position};
+use damka::protocol::hub::parse_command;
+use damka::rules::{Rules, Variant};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -120,6 +122,69 @@ impl Process {
                 "the engine ended (end of its output)".into(),
             )),
         }
+    }
+}
+
+/// What one line of an engine's answer to a `go` says, as its protocol reads it.
+enum Said {
+    /// A score, centi-men from the mover's side.
+    Score(i32),
+    /// The move, as written (empty: no move).
+    Move(String),
+    /// A refusal of what we sent: the game cannot go on in step.
+    Refused,
+    /// Nothing the match needs.
+    Nothing,
+}
+
+impl Process {
+    /// Sends the `commands` that make the engine think (its stale output dropped first) and
+    /// reads the answer within `patience`: `read` says what each line means, `to_move` names
+    /// the legal move of the text. The last score before the move goes into the reply.
+    fn think(
+        &mut self,
+        commands: &[String],
+        patience: Duration,
+        read: impl Fn(&str) -> Said,
+        to_move: impl FnOnce(&str) -> Result<Move, String>,
+    ) -> Result<Reply, Failure> {
+        while self.lines.try_recv().is_ok() {}
+        for command in commands {
+            self.send(command)?;
+        }
+        let started = Instant::now();
+        let deadline = started + patience;
+        let mut score = None;
+        loop {
+            let line = self.recv(deadline, started)?;
+            match read(&line) {
+                Said::Score(value) => score = Some(value),
+                Said::Move(text) => {
+                    let elapsed = started.elapsed();
+                    let mv = to_move(&text);
+                    return Ok(Reply {
+                        text,
+                        mv,
+                        score,
+                        elapsed,
+                    });
+                }
+                Said::Refused => {
+                    return Err(Failure::Crashed(format!("it answered '{}'", line.trim())));
+                }
+                Said::Nothing => {}
+            }
+        }
+    }
+}
+
+/// The legal move a Hub engine (either dialect) names with `text` in `position`, its squares
+/// numbered for `layout`.
+fn hub_reply<R: Rules>(position: &Position<R>, text: &str, layout: Layout) -> Result<Move, String> {
+    if text.is_empty() {
+        Err("no move".to_string())
+    } else {
+        read_hub_move(position, &position.legal_moves(), text, layout)
     }
 }
 
@@ -491,15 +556,15 @@ impl Player {
         increment: Duration,
         patience: Duration,
     ) -> Result<Reply, Failure> {
-        let mut position = if *game.start() == Position::<R>::start() {
+        let mut position_command = if *game.start() == Position::<R>::start() {
             "position startpos".to_string()
         } else {
             format!("position fen {}", write_fen(game.start()))
         };
         let texts = game.move_texts();
         if !texts.is_empty() {
-            position.push_str(" moves ");
-            position.push_str(&texts.join(" "));
+            position_command.push_str(" moves ");
+            position_command.push_str(&texts.join(" "));
         }
         let go = match self.limit {
             Limit::Depth(d) => format!("go depth {d}"),
@@ -513,47 +578,31 @@ impl Player {
                 increment.as_millis()
             ),
         };
-        let process = self.process.as_mut().expect("running");
-        while process.lines.try_recv().is_ok() {}
-        process.send(&position)?;
-        process.send(&go)?;
-        let started = Instant::now();
-        let deadline = started + patience;
-        let mut score = None;
-        loop {
-            let line = process.recv(deadline, started)?;
+        let read = |line: &str| {
             let mut words = line.split_whitespace();
             match words.next() {
                 Some("info") => {
                     let words: Vec<&str> = words.collect();
-                    if let Some(at) = words.iter().position(|w| *w == "score") {
-                        score = match (words.get(at + 1), words.get(at + 2)) {
-                            (Some(&"cp"), Some(value)) => value.parse().ok().or(score),
-                            (Some(&"mate"), Some(value)) => value
-                                .parse::<i32>()
-                                .ok()
-                                .map(|n| if n >= 0 { WIN_SCORE } else { -WIN_SCORE })
-                                .or(score),
-                            _ => score,
-                        };
-                    }
+                    let at = words.iter().position(|w| *w == "score");
+                    let value = match at.map(|at| (words.get(at + 1), words.get(at + 2))) {
+                        Some((Some(&"cp"), Some(value))) => value.parse().ok(),
+                        Some((Some(&"mate"), Some(value))) => value
+                            .parse::<i32>()
+                            .ok()
+                            .map(|n| if n >= 0 { WIN_SCORE } else { -WIN_SCORE }),
+                        _ => None,
+                    };
+                    value.map_or(Said::Nothing, Said::Score)
                 }
-                Some("bestmove") => {
-                    let elapsed = started.elapsed();
-                    let text = words.next().unwrap_or("").to_string();
-                    let position = game.position();
-                    let mv = parse_move_in(position, &text, &position.legal_moves())
-                        .map_err(|e| e.to_string());
-                    return Ok(Reply {
-                        text,
-                        mv,
-                        score,
-                        elapsed,
-                    });
-                }
-                _ => {}
+                Some("bestmove") => Said::Move(words.next().unwrap_or("").to_string()),
+                _ => Said::Nothing,
             }
-        }
+        };
+        let position = game.position();
+        let process = self.process.as_mut().expect("running");
+        process.think(&[position_command, go], patience, read, |text| {
+            parse_move_in(position, text, &position.legal_moves()).map_err(|e| e.to_string())
+        })
     }
 
     fn think_hub<R: Rules>(
@@ -590,49 +639,30 @@ impl Player {
                 increment.as_secs_f64()
             ),
         };
-        let process = self.process.as_mut().expect("running");
-        while process.lines.try_recv().is_ok() {}
-        process.send(&pos)?;
-        process.send(&level)?;
-        process.send("go think")?;
-        let started = Instant::now();
-        let deadline = started + patience;
-        let mut score = None;
-        loop {
-            let line = process.recv(deadline, started)?;
-            let Some(command) = parse_command(&line) else {
-                continue;
+        let read = |line: &str| {
+            let Some(command) = parse_command(line) else {
+                return Said::Nothing;
             };
             match command.name.as_str() {
-                "info" => {
-                    if let Some(value) = command.get("score").and_then(|s| s.parse::<f64>().ok()) {
+                "info" => match command.get("score").and_then(|s| s.parse::<f64>().ok()) {
+                    Some(value) => {
                         let centi = (value * 100.0).round() as i32;
-                        score = Some(if value.abs() > 90.0 {
+                        Said::Score(if value.abs() > 90.0 {
                             centi.signum() * (WIN_SCORE + centi.abs() - 9000)
                         } else {
                             centi
-                        });
+                        })
                     }
-                }
-                "done" => {
-                    let elapsed = started.elapsed();
-                    let text = command.get("move").unwrap_or("").to_string();
-                    let position = game.position();
-                    let mv = if text.is_empty() {
-                        Err("no move".to_string())
-                    } else {
-                        read_hub_move(position, &position.legal_moves(), &text, hub.layout)
-                    };
-                    return Ok(Reply {
-                        text,
-                        mv,
-                        score,
-                        elapsed,
-                    });
-                }
-                _ => {}
+                    None => Said::Nothing,
+                },
+                "done" => Said::Move(command.get("move").unwrap_or("").to_string()),
+                _ => Said::Nothing,
             }
-        }
+        };
+        let process = self.process.as_mut().expect("running");
+        process.think(&[pos, level, "go think".into()], patience, read, |text| {
+            hub_reply(game.position(), text, hub.layout)
+        })
     }
 }
 
@@ -675,93 +705,25 @@ impl Player {
             Limit::Nodes(_) => unreachable!("refused at start"),
         });
         commands.push("go".into());
-        let process = self.process.as_mut().expect("running");
-        while process.lines.try_recv().is_ok() {}
-        for command in &commands {
-            process.send(command)?;
-        }
-        let started = Instant::now();
-        let deadline = started + patience;
-        let mut score = None;
-        loop {
-            let line = process.recv(deadline, started)?;
+        let read = |line: &str| {
             let words: Vec<&str> = line.split_whitespace().collect();
             match words.first() {
-                Some(&"info") => {
-                    if let Some(value) = words.get(3).and_then(|s| s.parse::<i32>().ok()) {
-                        score = Some(if value.abs() > 1800 {
-                            value.signum() * WIN_SCORE
-                        } else {
-                            value
-                        });
-                    }
-                }
-                Some(&"error") => {
-                    return Err(Failure::Crashed(format!("it answered '{}'", line.trim())));
-                }
-                Some(&"move") => {
-                    let elapsed = started.elapsed();
-                    let text = words.get(1).copied().unwrap_or("").to_string();
-                    let position = game.position();
-                    let mv = if text.is_empty() {
-                        Err("no move".to_string())
+                Some(&"info") => match words.get(3).and_then(|s| s.parse::<i32>().ok()) {
+                    Some(value) => Said::Score(if value.abs() > 1800 {
+                        value.signum() * WIN_SCORE
                     } else {
-                        read_hub_move(position, &position.legal_moves(), &text, hub.layout)
-                    };
-                    return Ok(Reply {
-                        text,
-                        mv,
-                        score,
-                        elapsed,
-                    });
-                }
-                _ => {}
+                        value
+                    }),
+                    None => Said::Nothing,
+                },
+                Some(&"error") => Said::Refused,
+                Some(&"move") => Said::Move(words.get(1).copied().unwrap_or("").to_string()),
+                _ => Said::Nothing,
             }
-        }
+        };
+        let process = self.process.as_mut().expect("running");
+        process.think(&commands, patience, read, |text| {
+            hub_reply(game.position(), text, hub.layout)
+        })
     }
-}
-
-/// A position as Hub's `pos=` string: the side to move, then one character per square in the
-/// layout's order (`w`/`b` men, `W`/`B` kings, `e` empty).
-pub fn hub_position<R: Rules>(position: &Position<R>, layout: Layout) -> String {
-    let squares = R::Geometry::SQUARES as u32;
-    let swapped = layout.colours_swapped();
-    let letter = |color: Color| {
-        if (color == Color::White) != swapped {
-            'W'
-        } else {
-            'B'
-        }
-    };
-    let mut text = String::new();
-    text.push(letter(position.side_to_move()));
-    let mut cells = vec!['e'; squares as usize];
-    for color in [Color::White, Color::Black] {
-        for bit in Bits(position.pieces(color)) {
-            let pdn = number_of_bit::<R>(bit as u8);
-            // `pos_square_to_pdn` is its own inverse in every layout.
-            let index = layout.pos_square_to_pdn(pdn, squares);
-            let king = position.kings() & (1u64 << bit) != 0;
-            let c = letter(color);
-            cells[index as usize - 1] = if king { c } else { c.to_ascii_lowercase() };
-        }
-    }
-    text.extend(cells);
-    text
-}
-
-/// A move as Hub writes it: `from-to`, or `fromxto` followed by every captured square.
-pub fn hub_move<R: Rules>(mv: &Move, layout: Layout) -> String {
-    let squares = R::Geometry::SQUARES as u32;
-    let name = |bit: u8| layout.move_square_to_pdn(number_of_bit::<R>(bit), squares);
-    if !mv.is_capture() {
-        return format!("{}-{}", name(mv.from), name(mv.to));
-    }
-    let mut captured: Vec<u32> = Bits(mv.captured).map(|bit| name(bit as u8)).collect();
-    captured.sort_unstable();
-    let mut text = format!("{}x{}", name(mv.from), name(mv.to));
-    for square in captured {
-        text.push_str(&format!("x{square}"));
-    }
-    text
 }

@@ -1,6 +1,6 @@
 //! Engine specifications of `damka match`: `cmd=PATH args,name=N,proto=uci|hub|hub1|dxp,option.X=V,depth=N...`.
 
-use std::fmt;
+use crate::tools::limit::{Limit, parse_tc};
 use std::time::Duration;
 
 /// The protocol an engine speaks.
@@ -16,57 +16,6 @@ pub enum Proto {
     /// DamExchange over TCP (docs/dxp.md): the match tool connects to the engine's port and
     /// requests the games.
     Dxp,
-}
-
-/// How long an engine may think about each move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Limit {
-    /// A fixed number of plies.
-    Depth(u32),
-    /// About this many nodes.
-    Nodes(u64),
-    /// A fixed time per move.
-    MoveTime(Duration),
-    /// A clock kept by the match tool: base time, plus the increment after every move.
-    Clock {
-        /// The time on the clock at the start of the game.
-        base: Duration,
-        /// Added after each move.
-        increment: Duration,
-    },
-}
-
-impl fmt::Display for Limit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Limit::Depth(d) => write!(f, "depth {d}"),
-            Limit::Nodes(n) => write!(f, "{n} nodes"),
-            Limit::MoveTime(t) => write!(f, "{} ms a move", t.as_millis()),
-            Limit::Clock { base, increment } => {
-                write!(f, "{}+{} s", base.as_secs_f64(), increment.as_secs_f64())
-            }
-        }
-    }
-}
-
-/// Reads a time control `SECONDS+INC` (`10+0.1`, `60`), seconds as reals.
-pub fn parse_tc(text: &str) -> Result<Limit, String> {
-    let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
-    let seconds = |t: &str| -> Result<Duration, String> {
-        let value: f64 = t
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad time control '{text}': expected SECONDS+INC, e.g. 10+0.1"))?;
-        if !value.is_finite() || !(0.0..=1e6).contains(&value) {
-            return Err(format!("bad time control '{text}': seconds out of range"));
-        }
-        Ok(Duration::from_secs_f64(value))
-    };
-    let (base, increment) = (seconds(base)?, seconds(inc)?);
-    if base.is_zero() && increment.is_zero() {
-        return Err(format!("bad time control '{text}': no time at all"));
-    }
-    Ok(Limit::Clock { base, increment })
 }
 
 /// One `--engine` argument, read.
@@ -262,13 +211,5 @@ mod tests {
         assert!(EngineSpec::parse("proto=dxp").is_err());
         assert!(EngineSpec::parse("cmd=x,addr=1.2.3.4:5").is_err());
         assert!(EngineSpec::parse("cmd=x,proto=dxp,option.hash=1").is_err());
-        assert_eq!(
-            parse_tc("10+0.1").unwrap(),
-            Limit::Clock {
-                base: Duration::from_secs(10),
-                increment: Duration::from_millis(100)
-            }
-        );
-        assert!(parse_tc("abc").is_err());
     }
 }

@@ -3,9 +3,9 @@
 
 use super::client::{Failure, Player};
 use super::openings::Opening;
-use super::spec::Limit;
-use crate::game::{Game, Outcome};
-use crate::rules::{Color, Rules};
+use crate::tools::limit::Limit;
+use damka::game::{Game, Outcome};
+use damka::rules::{Color, Rules};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 

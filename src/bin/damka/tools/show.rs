@@ -1,11 +1,11 @@
 //! `damka show`: a position from its FEN, drawn as text or written as an SVG diagram.
 
 use super::svg::svg;
-use crate::notation::diagram::diagram;
-use crate::notation::fen::parse_fen;
-use crate::position::Position;
-use crate::rules::{Rules, Variant};
-use crate::with_variant;
+use damka::notation::diagram::diagram;
+use damka::notation::fen::parse_fen;
+use damka::position::Position;
+use damka::rules::{Rules, Variant};
+use damka::with_variant;
 use std::io::Write;
 use std::path::Path;
 

@@ -9,16 +9,16 @@
 
 use super::client::{Failure, Reply, STARTUP};
 use super::spec::EngineSpec;
-use crate::game::Game;
-use crate::notation::fen::{parse_fen, write_fen};
-use crate::position::Position;
-use crate::protocol::dxp::message::{
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use damka::game::Game;
+use damka::notation::fen::{parse_fen, write_fen};
+use damka::position::Position;
+use damka::protocol::dxp::message::{
     AcceptCode, BackCode, EndReason, GameRequest, Message, Start, find_move, move_message, setup_of,
 };
-use crate::protocol::dxp::session::END_WAIT;
-use crate::protocol::dxp::wire::{Frame, Writer, spawn_reader};
-use crate::rules::{Color, International, Rules};
-use crossbeam_channel::{Receiver, RecvTimeoutError};
+use damka::protocol::dxp::session::END_WAIT;
+use damka::protocol::dxp::wire::{Frame, Writer, spawn_reader};
+use damka::rules::{Color, International, Rules};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

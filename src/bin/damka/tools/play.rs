@@ -5,54 +5,19 @@
 //! `save FILE`, `moves`, `board`, `help`, `quit`). Bad input is explained and asked again; the
 //! end of the input ends the game quietly. The engine is the same facade the protocols use.
 
-use crate::board::Geometry;
-use crate::engine::{Engine, Event, Go, Info, Score};
-use crate::game::{DrawReason, Game, Outcome};
-use crate::notation::fen::{write_fen, write_pdn_fen};
-use crate::notation::movetext::{parse_move_in, write_move_in};
-use crate::notation::{bit_at, number_of_bit, square_name};
-use crate::position::{Move, Position};
-use crate::rules::{Color, Goal, MoveNotation, Rules, Variant};
-use crate::with_variant;
+use crate::tools::limit::Limit;
 use crossbeam_channel::Receiver;
+use damka::board::Geometry;
+use damka::engine::{Engine, Event, Info, Score};
+use damka::game::{DrawReason, Game, Outcome};
+use damka::notation::fen::write_fen;
+use damka::notation::movetext::{parse_move_in, write_move_in};
+use damka::notation::pdn::{pdn_text, today};
+use damka::notation::{bit_at, number_of_bit, square_name};
+use damka::position::{Move, Position};
+use damka::rules::{Color, Goal, MoveNotation, Rules, Variant};
+use damka::with_variant;
 use std::io::{BufRead, IsTerminal, Write};
-
-/// How long the engine thinks about each move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Limit {
-    /// A fixed number of plies.
-    Depth(u32),
-    /// A fixed time per move, milliseconds.
-    MoveTime(u64),
-}
-
-impl Limit {
-    /// The limit when the user gave neither `--depth` nor `--movetime`.
-    pub const DEFAULT: Limit = Limit::MoveTime(1000);
-
-    /// The limit from the command line's two exclusive options.
-    pub fn from_options(depth: Option<u32>, movetime_ms: Option<u64>) -> Limit {
-        match (depth, movetime_ms) {
-            (Some(depth), _) => Limit::Depth(depth.max(1)),
-            (None, Some(ms)) => Limit::MoveTime(ms.max(1)),
-            (None, None) => Limit::DEFAULT,
-        }
-    }
-
-    /// The engine's `go` for this limit.
-    pub fn go(self) -> Go {
-        match self {
-            Limit::Depth(depth) => Go {
-                depth: Some(depth),
-                ..Go::default()
-            },
-            Limit::MoveTime(ms) => Go {
-                movetime_ms: Some(ms),
-                ..Go::default()
-            },
-        }
-    }
-}
 
 /// What one search found: the move and its last main line.
 #[derive(Clone, Debug, Default)]
@@ -190,7 +155,8 @@ impl<R: Rules> PlaySession<R> {
             match self.settings.limit {
                 Limit::Depth(1) => "searches 1 ply a move".to_string(),
                 Limit::Depth(depth) => format!("searches {depth} plies a move"),
-                Limit::MoveTime(ms) => format!("thinks {ms} ms a move"),
+                Limit::MoveTime(time) => format!("thinks {} ms a move", time.as_millis()),
+                other => format!("plays at {other}"),
             }
         )?;
         let mut bytes = Vec::new();
@@ -529,107 +495,6 @@ pub fn draw_rule<R: Rules>(reason: DrawReason) -> String {
     }
 }
 
-/// The PDN `GameType` number of a variant (PDN 3.0 standard), `None` for towers.
-pub fn pdn_game_type(variant: Variant) -> Option<u32> {
-    match variant {
-        Variant::International => Some(20),
-        Variant::English => Some(21),
-        Variant::Italian => Some(22),
-        Variant::Pool => Some(23),
-        Variant::Spanish => Some(24),
-        Variant::Russian => Some(25),
-        Variant::Brazilian => Some(26),
-        Variant::Czech => Some(29),
-        Variant::Frisian => Some(40),
-        Variant::Turkish => Some(30),
-        // PDN 3.0 numbers no antidraughts, breakthrough or frysk! game type.
-        Variant::Towers | Variant::Antidraughts | Variant::Breakthrough | Variant::Frysk => None,
-    }
-}
-
-/// A game as PDN: the given tags, then `Result`, `GameType` and (when the game did not start
-/// from the variant's start position) `FEN`, then the numbered moves and the result. Captures
-/// are written with `x` in algebraic variants too (`c3xe5`), as PDN readers expect.
-pub fn pdn_text<R: Rules>(game: &Game<R>, tags: &[(&str, String)], result: &str) -> String {
-    let mut text = String::new();
-    let mut tag = |name: &str, value: &str| {
-        let value = value.replace('\\', "\\\\").replace('"', "\\\"");
-        text.push_str(&format!("[{name} \"{value}\"]\n"));
-    };
-    for (name, value) in tags {
-        tag(name, value);
-    }
-    tag("Result", result);
-    if let Some(number) = pdn_game_type(R::VARIANT) {
-        tag("GameType", &number.to_string());
-    }
-    if *game.start() != Position::<R>::start() {
-        tag("FEN", &write_pdn_fen(game.start()));
-    }
-    text.push('\n');
-    // Move numbers count pairs from the variant's first mover.
-    let mut tokens = Vec::new();
-    let mut second = game.start().side_to_move() != R::FIRST_TO_MOVE;
-    let mut number = 1;
-    for (index, mv) in game.move_texts().into_iter().enumerate() {
-        if !second {
-            tokens.push(format!("{number}."));
-        } else if index == 0 {
-            tokens.push(format!("{number}..."));
-        }
-        // PDN separates capture squares with `x` in every notation (pydraughts reads no `:`).
-        tokens.push(if R::NOTATION == MoveNotation::Algebraic {
-            mv.replace(':', "x")
-        } else {
-            mv
-        });
-        if second {
-            number += 1;
-        }
-        second = !second;
-    }
-    tokens.push(result.to_string());
-    let mut line = String::new();
-    for token in tokens {
-        if !line.is_empty() && line.len() + 1 + token.len() > 79 {
-            text.push_str(&line);
-            text.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&token);
-    }
-    text.push_str(&line);
-    text.push_str("\n\n");
-    text
-}
-
-/// Today's date (UTC) as PDN writes it: `2024.05.17`.
-pub fn today() -> String {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
-    format!("{year:04}.{month:02}.{day:02}")
-}
-
-/// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's
-/// `civil_from_days`, public domain).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map_or_else(String::new, |first| {
@@ -709,17 +574,4 @@ pub fn board_text<R: Rules>(position: &Position<R>, colour: bool) -> String {
         position.side_to_move().name()
     ));
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_follow_the_gregorian_calendar() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        // 2000-02-29 is day 11016; 2024-03-01 is day 19783.
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-        assert_eq!(civil_from_days(19_783), (2024, 3, 1));
-    }
 }

@@ -7,19 +7,19 @@
 //! 100 for the same reason.
 //!
 //! The evaluation is linear in its weights except for the drawish-material divisions and
-//! the side-to-move bonus (see [`crate::eval::lead_divisors`]). So each position is read once
+//! the side-to-move bonus (see [`damka::eval::lead_divisors`]). So each position is read once
 //! into a feature vector, the score's coefficient of each weight, found by evaluating with
 //! one weight set to a large unit and the others zero, and the error and its gradient are
 //! then sums of products. Adam (Kingma and Ba, 2015) over full batches does the descent,
 //! optionally with an L2 pull towards the hand-set values. The errors printed before and
 //! after come from the real integer evaluation, not from the feature model.
 
-use crate::eval::weights::for_variant;
-use crate::eval::{Weights, evaluate_with, lead_divisors};
-use crate::notation::fen::parse_fen;
-use crate::position::Position;
-use crate::rules::{Color, Rules, Variant};
-use crate::with_variant;
+use damka::eval::weights::for_variant;
+use damka::eval::{Weights, evaluate_with, lead_divisors};
+use damka::notation::fen::parse_fen;
+use damka::position::Position;
+use damka::rules::{Color, Rules, Variant};
+use damka::with_variant;
 use std::path::PathBuf;
 
 /// What `damka tune fit` was asked for.
@@ -84,11 +84,6 @@ impl Dataset {
     /// Number of samples.
     pub fn len(&self) -> usize {
         self.results.len()
-    }
-
-    /// True without samples.
-    pub fn is_empty(&self) -> bool {
-        self.results.is_empty()
     }
 
     /// The model's score of sample `i` from White's side, for the flat weights `theta`.
@@ -399,12 +394,12 @@ fn fit_file<R: Rules>(text: &str, config: &FitConfig) -> Option<(Weights, String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{English, International};
     use crate::tools::tune::SplitMix;
+    use damka::rules::{English, International};
 
     /// The men of `color` in the half of the board nearer its promotion row.
     fn advanced_men<R: Rules>(position: &Position<R>, color: Color) -> u32 {
-        use crate::board::Geometry;
+        use damka::board::Geometry;
         let size = R::Geometry::SIZE;
         let rows = if Position::<R>::moves_up(color) {
             0..size / 2

@@ -1,9 +1,9 @@
 //! A position as an SVG diagram: squares, pieces, crowned kings, square numbers and the side to move.
 
-use crate::board::Geometry;
-use crate::notation::{bit_at, number_of_bit};
-use crate::position::Position;
-use crate::rules::{Color, MoveNotation, Rules};
+use damka::board::Geometry;
+use damka::notation::{bit_at, number_of_bit};
+use damka::position::Position;
+use damka::rules::{Color, MoveNotation, Rules};
 use std::fmt::Write;
 
 /// Side of one square, in SVG user units.

@@ -1,9 +1,9 @@
 //! Openings of a match: FENs or PDN games from a file, or random balloted openings from the start.
 
-use crate::game::Game;
-use crate::notation::fen::parse_fen;
-use crate::position::{Move, Position};
-use crate::rules::Rules;
+use damka::game::Game;
+use damka::notation::fen::parse_fen;
+use damka::position::{Move, Position};
+use damka::rules::Rules;
 
 /// Where a game starts: a position and the moves already played from it (both go into the
 /// PDN and to the engines, so the game's history is complete).
@@ -217,7 +217,7 @@ fn move_token(word: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{International, Russian};
+    use damka::rules::{International, Russian};
 
     #[test]
     fn pdn_games_give_their_moves() {

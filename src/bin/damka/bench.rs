@@ -1,11 +1,11 @@
 //! `damka bench`: fixed positions of several variants searched to a fixed depth on one thread; the node count is the behaviour signature.
 
-use crate::notation::fen::parse_fen;
-use crate::notation::movetext::write_move;
-use crate::rules::{Rules, Variant};
-use crate::search::tt::TranspositionTable;
-use crate::search::{GameContext, Limits, Searcher, Shared};
-use crate::with_variant;
+use damka::notation::fen::parse_fen;
+use damka::notation::movetext::write_move;
+use damka::rules::{Rules, Variant};
+use damka::search::tt::TranspositionTable;
+use damka::search::{GameContext, Limits, Searcher, Shared};
+use damka::with_variant;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
