@@ -213,6 +213,30 @@ fn startup_failure(failure: Failure) -> Option<String> {
     }
 }
 
+impl Process {
+    /// One step of a protocol's start-up: sends `lines`, then reads the engine's lines (each
+    /// trimmed) until `done` says the answer is complete (`Ok(true)`) or refuses it (`Err`,
+    /// the start-up error in words), all before `deadline`. A crash is a start-up error; a
+    /// hang is `Err(None)` (the caller names the time limit).
+    fn exchange(
+        &mut self,
+        lines: &[String],
+        deadline: Instant,
+        mut done: impl FnMut(&str) -> Result<bool, String>,
+    ) -> Result<(), Option<String>> {
+        for line in lines {
+            self.send(line).map_err(startup_failure)?;
+        }
+        let started = Instant::now();
+        loop {
+            let line = self.recv(deadline, started).map_err(startup_failure)?;
+            if done(line.trim()).map_err(Some)? {
+                return Ok(());
+            }
+        }
+    }
+}
+
 /// An engine of the match, restarted when it crashed or hung.
 pub struct Player {
     /// How it was given on the command line.
@@ -329,30 +353,22 @@ impl Player {
     /// UCI: `uci` ... `uciok`, the options checked against the `option` lines, then
     /// `isready`; an `info string error` before `readyok` is a start-up error.
     fn start_uci(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
-        let started = Instant::now();
-        process.send("uci").map_err(startup_failure)?;
         let mut offered: Vec<String> = Vec::new();
-        loop {
-            let line = process.recv(deadline, started).map_err(startup_failure)?;
-            let line = line.trim();
-            if line == "uciok" {
-                break;
-            }
+        process.exchange(&["uci".to_string()], deadline, |line| {
             if let Some(rest) = line.strip_prefix("option name ") {
                 let name = rest.split(" type ").next().unwrap_or(rest).trim();
                 offered.push(name.to_string());
             }
-        }
+            Ok(line == "uciok")
+        })?;
         let find = |wanted: &str| {
             offered
                 .iter()
                 .find(|name| name.eq_ignore_ascii_case(wanted))
-                .cloned()
         };
+        let mut settings = Vec::new();
         if let Some(name) = find("Variant") {
-            process
-                .send(&format!("setoption name {name} value {}", self.variant))
-                .map_err(startup_failure)?;
+            settings.push(format!("setoption name {name} value {}", self.variant));
         }
         for (option, value) in &self.spec.options {
             let Some(name) = find(option) else {
@@ -361,44 +377,34 @@ impl Player {
                     offered.join(", ")
                 )));
             };
-            process
-                .send(&format!("setoption name {name} value {value}"))
-                .map_err(startup_failure)?;
+            settings.push(format!("setoption name {name} value {value}"));
         }
-        process.send("isready").map_err(startup_failure)?;
-        loop {
-            let line = process.recv(deadline, started).map_err(startup_failure)?;
-            if line.trim() == "readyok" {
-                return Ok(());
+        settings.push("isready".into());
+        process.exchange(&settings, deadline, |line| {
+            match line.strip_prefix("info string error:") {
+                Some(error) => Err(format!("refused its settings: {}", error.trim())),
+                None => Ok(line == "readyok"),
             }
-            if let Some(error) = line.trim().strip_prefix("info string error:") {
-                return Err(Some(format!("refused its settings: {}", error.trim())));
-            }
-        }
+        })
     }
 
     /// Hub: `hub` ... `wait`, the variant and options checked against the `param` lines and
     /// set, then `init` ... `ready`.
     fn start_hub(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
-        let started = Instant::now();
-        process.send("hub").map_err(startup_failure)?;
         let mut params: Vec<(String, Option<String>)> = Vec::new();
-        loop {
-            let line = process.recv(deadline, started).map_err(startup_failure)?;
-            let Some(command) = parse_command(&line) else {
-                continue;
+        process.exchange(&["hub".to_string()], deadline, |line| {
+            let Some(command) = parse_command(line) else {
+                return Ok(false);
             };
-            match command.name.as_str() {
-                "wait" => break,
-                "param" => {
-                    if let Some(name) = command.get("name") {
-                        params.push((name.to_string(), command.get("values").map(String::from)));
-                    }
-                }
-                _ => {}
+            if command.name == "param"
+                && let Some(name) = command.get("name")
+            {
+                params.push((name.to_string(), command.get("values").map(String::from)));
             }
-        }
+            Ok(command.name == "wait")
+        })?;
         let hub = self.hub.expect("a Hub engine has a Hub variant");
+        let mut settings = Vec::new();
         match params.iter().find(|(name, _)| name == "variant") {
             Some((_, values)) => {
                 let known = values
@@ -411,9 +417,7 @@ impl Player {
                         values.as_deref().unwrap_or("")
                     )));
                 }
-                process
-                    .send(&format!("set-param name=variant value={}", hub.name))
-                    .map_err(startup_failure)?;
+                settings.push(format!("set-param name=variant value={}", hub.name));
             }
             None if self.variant != Variant::International => {
                 return Err(Some(format!(
@@ -437,31 +441,18 @@ impl Player {
             } else {
                 value.clone()
             };
-            process
-                .send(&format!("set-param name={name} value={value}"))
-                .map_err(startup_failure)?;
+            settings.push(format!("set-param name={name} value={value}"));
         }
-        process.send("init").map_err(startup_failure)?;
-        loop {
-            let line = process.recv(deadline, started).map_err(startup_failure)?;
-            if line.trim() == "ready" {
-                return Ok(());
-            }
-        }
+        settings.push("init".into());
+        process.exchange(&settings, deadline, |line| Ok(line == "ready"))
     }
 
     /// The first Hub dialect (Scan 2.0's `scan hub`): `hub` ... `wait`, each option as
     /// `set NAME VALUE`, then `init` ... `ready`. It announces no parameters, so options are
     /// sent unchecked; the engine answers nothing to a name it does not know.
     fn start_hub1(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
-        let started = Instant::now();
-        process.send("hub").map_err(startup_failure)?;
-        while process
-            .recv(deadline, started)
-            .map_err(startup_failure)?
-            .trim()
-            != "wait"
-        {}
+        process.exchange(&["hub".to_string()], deadline, |line| Ok(line == "wait"))?;
+        let mut settings = Vec::new();
         for (option, value) in &self.spec.options {
             if value.split_whitespace().count() != 1 {
                 return Err(Some(format!(
@@ -469,17 +460,10 @@ impl Player {
                      '{value}'"
                 )));
             }
-            process
-                .send(&format!("set {option} {value}"))
-                .map_err(startup_failure)?;
+            settings.push(format!("set {option} {value}"));
         }
-        process.send("init").map_err(startup_failure)?;
-        loop {
-            let line = process.recv(deadline, started).map_err(startup_failure)?;
-            if line.trim() == "ready" {
-                return Ok(());
-            }
-        }
+        settings.push("init".into());
+        process.exchange(&settings, deadline, |line| Ok(line == "ready"))
     }
 
     /// Tells the engine a new game starts (restarting it first if it is not running).
