@@ -394,7 +394,7 @@ fn fit_file<R: Rules>(text: &str, config: &FitConfig) -> Option<(Weights, String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::tune::SplitMix;
+    use damka::random::SplitMix;
     use damka::rules::{English, International};
 
     /// The men of `color` in the half of the board nearer its promotion row.

@@ -17,7 +17,6 @@
 //! keeping the best weights seen (early stopping). The losses printed at the end come from
 //! the real integer evaluation with the written file, beside those of the starting weights.
 
-use super::tune::SplitMix;
 use super::tune_fit::{Dataset, FitConfig, extract, fit_k, read_samples, trainable};
 use damka::board::Geometry;
 use damka::eval::patterns::{
@@ -26,6 +25,7 @@ use damka::eval::patterns::{
 use damka::eval::weights::for_variant;
 use damka::eval::{EvalSet, Weights, pattern_family};
 use damka::position::Position;
+use damka::random::SplitMix;
 use damka::rules::{Color, Rules, Variant};
 use damka::with_variant;
 use indicatif::{ProgressBar, ProgressStyle};
