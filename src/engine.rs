@@ -652,13 +652,67 @@ impl<R: Rules> Session for GameSession<R> {
             searchmoves.push(mv);
         }
         let id = request.id;
-        let go = &request.go;
-        let us = root.side_to_move();
+        let plan = SearchPlan::new(
+            &request.go,
+            root.side_to_move(),
+            self.game.ply(),
+            &request.options,
+            searchmoves,
+        );
+        let context = GameContext {
+            reversible_hashes: {
+                let positions: Vec<u64> = self.game.positions().map(|p| p.hash()).collect();
+                let keep = self.game.reversible_plies() as usize;
+                let current = positions.len() - 1;
+                positions[current.saturating_sub(keep)..current].to_vec()
+            },
+        };
+        request.tt.new_search();
+        let weights = request.options.weights_for(R::VARIANT);
+        let shared = Arc::new(
+            Shared::new(Arc::clone(&request.tt), plan.untimed)
+                .with_weights(weights)
+                .with_egtb(request.egtb),
+        );
+        let threads = request.options.threads.max(1);
+        let events = request.events;
+        let thread_shared = Arc::clone(&shared);
+        let limits = plan.limits;
+        let thread = std::thread::Builder::new()
+            .name("search-0".into())
+            .spawn(move || {
+                run_search::<R>(root, context, limits, threads, thread_shared, events, id);
+            })
+            .expect("the system can start a search thread");
+        Ok(SearchHandle {
+            shared,
+            pondering: plan.pondering,
+            thread,
+        })
+    }
+}
+
+/// What a search under one `go` obeys.
+struct SearchPlan {
+    /// The search's limits.
+    limits: Limits,
+    /// Time limits do not apply (`infinite`, `ponder`, or no limit at all): the search ends
+    /// on `stop` (or `ponderhit`) only.
+    untimed: bool,
+    /// `ponderhit` puts the search under the clock.
+    pondering: bool,
+}
+
+impl SearchPlan {
+    /// The one conversion from a front end's [`Go`] to the search's [`Limits`]: the clock of
+    /// the side to move `us`, `ply` plies into the game, or the move time becomes a time
+    /// budget (less the move overhead); `searchmoves` are `go`'s root moves, already read.
+    fn new(go: &Go, us: Color, ply: usize, options: &Options, searchmoves: Vec<Move>) -> Self {
         let (time, inc) = match us {
             Color::White => (go.wtime_ms, go.winc_ms),
             Color::Black => (go.btime_ms, go.binc_ms),
         };
-        let overhead = request.options.move_overhead_ms;
+        let overhead = options.move_overhead_ms;
         let budget: Option<TimeBudget> = if go.infinite {
             None
         } else if let Some(movetime) = go.movetime_ms {
@@ -672,50 +726,24 @@ impl<R: Rules> Session for GameSession<R> {
                         moves_to_go: go.movestogo,
                     },
                     overhead,
-                    self.game.ply(),
+                    ply,
                 )
             })
         };
         // A `go` that sets no limit at all (no depth, nodes, movetime, nor the clock of the
         // side to move) is `go infinite`: it ends on `stop` only, whatever depth it reaches.
         let unlimited = budget.is_none() && go.depth.is_none() && go.nodes.is_none();
-        let untimed = go.infinite || go.ponder || unlimited;
-        let limits = Limits {
-            depth: go.depth,
-            nodes: go.nodes,
-            budget,
-            multipv: request.options.multipv,
-            searchmoves,
-        };
-        let context = GameContext {
-            reversible_hashes: {
-                let positions: Vec<u64> = self.game.positions().map(|p| p.hash()).collect();
-                let keep = self.game.reversible_plies() as usize;
-                let current = positions.len() - 1;
-                positions[current.saturating_sub(keep)..current].to_vec()
+        SearchPlan {
+            limits: Limits {
+                depth: go.depth,
+                nodes: go.nodes,
+                budget,
+                multipv: options.multipv,
+                searchmoves,
             },
-        };
-        request.tt.new_search();
-        let weights = request.options.weights_for(R::VARIANT);
-        let shared = Arc::new(
-            Shared::new(Arc::clone(&request.tt), untimed)
-                .with_weights(weights)
-                .with_egtb(request.egtb),
-        );
-        let threads = request.options.threads.max(1);
-        let events = request.events;
-        let thread_shared = Arc::clone(&shared);
-        let thread = std::thread::Builder::new()
-            .name("search-0".into())
-            .spawn(move || {
-                run_search::<R>(root, context, limits, threads, thread_shared, events, id);
-            })
-            .expect("the system can start a search thread");
-        Ok(SearchHandle {
-            shared,
+            untimed: go.infinite || go.ponder || unlimited,
             pondering: go.ponder && !go.infinite && !unlimited,
-            thread,
-        })
+        }
     }
 }
 

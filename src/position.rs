@@ -49,13 +49,7 @@ pub struct KingRun {
 /// Made at compile time by SplitMix64 (Steele, Lea, Flood 2014) from a fixed seed, so hashes
 /// are the same in every build and run.
 pub(crate) mod zobrist {
-    const fn splitmix(state: u64) -> (u64, u64) {
-        let next = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = next;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (next, z ^ (z >> 31))
-    }
+    use crate::random::split_mix;
 
     const fn make() -> ([[u64; 64]; 4], u64) {
         let mut keys = [[0u64; 64]; 4];
@@ -64,14 +58,14 @@ pub(crate) mod zobrist {
         while kind < 4 {
             let mut bit = 0;
             while bit < 64 {
-                let (s, k) = splitmix(state);
+                let (s, k) = split_mix(state);
                 state = s;
                 keys[kind][bit] = k;
                 bit += 1;
             }
             kind += 1;
         }
-        let (_, side) = splitmix(state);
+        let (_, side) = split_mix(state);
         (keys, side)
     }
 

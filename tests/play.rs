@@ -207,7 +207,7 @@ fn random_garbage_never_stops_the_game() {
             }
             if random.percent(10) {
                 // Bytes that are not UTF-8.
-                script.extend_from_slice(&[0xff, 0xfe, random.next() as u8]);
+                script.extend_from_slice(&[0xff, 0xfe, random.next_u64() as u8]);
             } else {
                 script.extend_from_slice(random.pick(&pieces).as_bytes());
             }

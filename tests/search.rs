@@ -24,13 +24,13 @@ fn random_positions<R: Rules>(seed: u64, count: usize) -> Vec<Position<R>> {
     let mut positions = Vec::with_capacity(count);
     while positions.len() < count {
         let mut position = Position::<R>::start();
-        let length = rng.next() % 80;
+        let length = rng.next_u64() % 80;
         for _ in 0..length {
             let legal = position.legal_moves();
             if legal.is_empty() {
                 break;
             }
-            let index = (rng.next() % legal.len() as u64) as usize;
+            let index = (rng.next_u64() % legal.len() as u64) as usize;
             position = position.play(&legal.as_slice()[index]);
         }
         positions.push(position);

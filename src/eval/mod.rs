@@ -578,26 +578,10 @@ pub fn lead_divisors<R: Rules>(position: &Position<R>, w: &Weights) -> (i32, i32
 mod tests {
     use super::*;
     use crate::board::Bits;
+    use crate::random::SplitMix;
     use crate::rules::{
         Brazilian, Czech, English, International, Italian, Pool, Russian, Spanish, Towers,
     };
-
-    /// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator for the playouts.
-    struct SplitMix(u64);
-
-    impl SplitMix {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
 
     /// Every position of `games` random playouts of up to `plies` plies from the start.
     fn playout_positions<R: Rules>(seed: u64, games: usize, plies: usize) -> Vec<Position<R>> {

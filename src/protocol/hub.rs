@@ -29,7 +29,7 @@ use crate::notation::movetext::{parse_move_in, write_move_full, write_move_in};
 use crate::position::{Move, Position};
 use crate::protocol::driver::{Dialect, Sink, Step, drive};
 use crate::protocol::pipe::PipeProbe;
-use crate::rules::{Color, Rules, Variant};
+use crate::rules::{Rules, Variant};
 use crate::with_variant;
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
@@ -235,18 +235,6 @@ impl SearchContext {
     }
 }
 
-/// The search limits of `level`, kept until the next `pos`.
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Level {
-    move_time: Option<f64>,
-    depth: Option<u32>,
-    nodes: Option<u64>,
-    moves: Option<u32>,
-    time: Option<f64>,
-    inc: Option<f64>,
-    infinite: bool,
-}
-
 /// Seconds (a real, possibly `1e-05` or negative) to milliseconds, negative clamped to 0.
 fn millis(seconds: f64) -> i64 {
     if seconds.is_finite() && seconds > 0.0 {
@@ -256,56 +244,37 @@ fn millis(seconds: f64) -> i64 {
     }
 }
 
-impl Level {
-    fn read(command: &Command) -> Level {
-        let real = |key: &str| command.get(key).and_then(|v| v.trim().parse::<f64>().ok());
-        let int = |key: &str| {
-            command
-                .get(key)
-                .and_then(|v| v.trim().parse::<f64>().ok())
-                .filter(|v| v.is_finite())
-                .map(|v| v.max(0.0))
-        };
-        Level {
-            move_time: real("move-time"),
-            depth: int("depth").map(|v| v.min(f64::from(u32::MAX)) as u32),
-            nodes: int("nodes").map(|v| v as u64),
-            moves: int("moves").map(|v| v.min(f64::from(u32::MAX)) as u32),
-            time: real("time"),
-            inc: real("inc"),
-            infinite: command.has("infinite"),
-        }
+/// The facade's limits of a `level` command (kept until the next `pos`): the one place Hub's
+/// level words are read. Its `time` is the clock of the side to move, which is only known at
+/// `go`, so both clocks get it (the facade reads the side to move's); it leaves out the
+/// increment the engine adds before this move.
+fn read_level(command: &Command) -> Go {
+    let real = |key: &str| command.get(key).and_then(|v| v.trim().parse::<f64>().ok());
+    let int = |key: &str| {
+        command
+            .get(key)
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|v| v.is_finite())
+            .map(|v| v.max(0.0))
+    };
+    let mut go = Go {
+        depth: int("depth").map(|v| v.min(f64::from(u32::MAX)) as u32),
+        nodes: int("nodes").map(|v| v as u64),
+        infinite: command.has("infinite"),
+        ..Go::default()
+    };
+    if let Some(seconds) = real("move-time") {
+        go.movetime_ms = Some(millis(seconds).unsigned_abs());
+    } else if let Some(time) = real("time") {
+        let inc = real("inc").map_or(0, millis);
+        let clock = millis(time).saturating_add(inc);
+        (go.wtime_ms, go.btime_ms) = (Some(clock), Some(clock));
+        (go.winc_ms, go.binc_ms) = (Some(inc), Some(inc));
+        go.movestogo = int("moves")
+            .map(|v| v.min(f64::from(u32::MAX)) as u32)
+            .filter(|&m| m > 0);
     }
-
-    /// The facade's limits for this level (the clock given to the side to move).
-    fn to_go(&self, side: Color) -> Go {
-        let mut go = Go {
-            depth: self.depth,
-            nodes: self.nodes,
-            infinite: self.infinite,
-            ..Go::default()
-        };
-        if let Some(seconds) = self.move_time {
-            go.movetime_ms = Some(millis(seconds).unsigned_abs());
-        } else if let Some(time) = self.time {
-            // Hub's `time` excludes the increment the engine adds before this move.
-            let inc = self.inc.map_or(0, millis);
-            let clock = millis(time).saturating_add(inc);
-            let moves = self.moves.filter(|&m| m > 0);
-            match side {
-                Color::White => {
-                    go.wtime_ms = Some(clock);
-                    go.winc_ms = Some(inc);
-                }
-                Color::Black => {
-                    go.btime_ms = Some(clock);
-                    go.binc_ms = Some(inc);
-                }
-            }
-            go.movestogo = moves;
-        }
-        go
-    }
+    go
 }
 
 /// The number of playable squares of `R`'s board.
@@ -376,8 +345,8 @@ enum HubCommand {
         fen: String,
         moves: Vec<String>,
     },
-    /// `level`.
-    Level(Level),
+    /// `level`, read into the limits of the next searches.
+    Level(Go),
     /// `go think|ponder|analyze`.
     Go(Command),
 }
@@ -386,7 +355,8 @@ enum HubCommand {
 /// squares and its wording.
 struct Hub {
     variant: HubVariant,
-    level: Level,
+    /// The limits of the last `level` since `pos`.
+    level: Go,
     output: Output,
     /// How the running (or last) search's moves are written.
     search: Option<SearchContext>,
@@ -482,7 +452,7 @@ impl Hub {
         moves: &[String],
         engine: &mut Engine,
     ) {
-        self.level = Level::default();
+        self.level = Go::default();
         if variant != self.variant {
             if let Err(error) = engine.set_variant(variant.variant) {
                 self.refuse(&error.to_string());
@@ -502,17 +472,16 @@ impl Hub {
             .first()
             .map(|(key, _)| key.as_str())
             .unwrap_or("think");
-        let side = engine.session().side_to_move();
         let go = match mode {
             "ponder" => Go {
                 ponder: true,
-                ..self.level.to_go(side)
+                ..self.level.clone()
             },
             "analyze" | "analyse" => Go {
                 infinite: true,
                 ..Go::default()
             },
-            _ => self.level.to_go(side),
+            _ => self.level.clone(),
         };
         self.search = Some(SearchContext {
             variant: self.variant.variant,
@@ -542,7 +511,7 @@ impl Dialect for Hub {
             "set-param" => Hub::read_param(&command, engine),
             "new-game" => Step::Change(HubCommand::NewGame),
             "pos" => self.read_pos(&command),
-            "level" => Step::Change(HubCommand::Level(Level::read(&command))),
+            "level" => Step::Change(HubCommand::Level(read_level(&command))),
             "go" => Step::Change(HubCommand::Go(command)),
             "ponder-hit" => Step::PonderHit,
             "stop" => Step::Stop,
@@ -677,7 +646,7 @@ fn run_io(
     let _ = engine.set_variant(variant.variant);
     let hub = Hub {
         variant,
-        level: Level::default(),
+        level: Go::default(),
         output: Output::new(output, probe),
         search: None,
         pending: None,
@@ -715,15 +684,20 @@ mod tests {
 
     #[test]
     fn levels_become_limits() {
-        let level = Level::read(&parse_command("level time=-0.5 inc=2").unwrap());
-        let go = level.to_go(Color::Black);
-        assert_eq!(go.btime_ms, Some(2000));
-        assert_eq!(go.binc_ms, Some(2000));
-        let level = Level::read(&parse_command("level move-time=1e-05").unwrap());
-        assert_eq!(level.to_go(Color::White).movetime_ms, Some(0));
-        let level = Level::read(&parse_command("level moves=40 time=59 inc=0").unwrap());
-        let go = level.to_go(Color::White);
+        let level = |text: &str| read_level(&parse_command(text).unwrap());
+        let go = level("level time=-0.5 inc=2");
+        assert_eq!((go.wtime_ms, go.btime_ms), (Some(2000), Some(2000)));
+        assert_eq!((go.winc_ms, go.binc_ms), (Some(2000), Some(2000)));
+        assert_eq!(level("level move-time=1e-05").movetime_ms, Some(0));
+        let go = level("level moves=40 time=59 inc=0");
         assert_eq!((go.wtime_ms, go.movestogo), (Some(59_000), Some(40)));
-        assert!(Level::read(&parse_command("level infinite").unwrap()).infinite);
+        let go = level("level move-time=2 time=5 moves=3");
+        assert_eq!(
+            (go.movetime_ms, go.wtime_ms, go.movestogo),
+            (Some(2000), None, None)
+        );
+        assert!(level("level infinite").infinite);
+        assert_eq!(level("level depth=-3 nodes=1e3").depth, Some(0));
+        assert_eq!(level("level depth=-3 nodes=1e3").nodes, Some(1000));
     }
 }

@@ -429,16 +429,8 @@ fn clear_buckets(buckets: &[Bucket]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::random::SplitMix;
     use crate::search::score::{WIN, score_from_tt, score_to_tt};
-
-    /// SplitMix64, for well-spread test keys.
-    fn splitmix(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 
     fn mv(from: u8, to: u8, promotes: bool, captured: u64) -> Move {
         Move {
@@ -451,8 +443,8 @@ mod tests {
 
     /// Keys that all fall into bucket 0 of any table of at most 2^16 buckets.
     fn same_bucket_keys(n: usize) -> Vec<u64> {
-        let mut state = 7;
-        (0..n).map(|_| splitmix(&mut state) << 16).collect()
+        let mut random = SplitMix(7);
+        (0..n).map(|_| random.next_u64() << 16).collect()
     }
 
     #[test]
@@ -600,9 +592,9 @@ mod tests {
     fn hashfull_rises_and_clears() {
         let tt = TranspositionTable::new(1);
         assert_eq!(tt.hashfull(), 0);
-        let mut state = 1;
+        let mut random = SplitMix(1);
         for _ in 0..200_000 {
-            let key = splitmix(&mut state);
+            let key = random.next_u64();
             tt.store(key, None, 0, 1, Bound::Exact);
         }
         let full = tt.hashfull();
@@ -626,8 +618,8 @@ mod tests {
     #[test]
     fn clear_large_table_in_parallel() {
         let tt = TranspositionTable::new(64);
-        let mut state = 3;
-        let keys: Vec<u64> = (0..10_000).map(|_| splitmix(&mut state)).collect();
+        let mut random = SplitMix(3);
+        let keys: Vec<u64> = (0..10_000).map(|_| random.next_u64()).collect();
         for &key in &keys {
             tt.store(key, None, 0, 1, Bound::Exact);
         }
@@ -659,16 +651,16 @@ mod tests {
         // (With a plain key word instead of `key ^ data`, this test fails within a fraction of
         // a second on a two-core machine: torn entries do occur.)
         let tt = TranspositionTable::new(0);
-        let mut state = 11;
-        let keys: Vec<u64> = (0..16).map(|_| splitmix(&mut state)).collect();
+        let mut random = SplitMix(11);
+        let keys: Vec<u64> = (0..16).map(|_| random.next_u64()).collect();
         let hits = std::sync::atomic::AtomicU64::new(0);
         std::thread::scope(|scope| {
             for t in 0..2u64 {
                 let (tt, keys, hits) = (&tt, &keys, &hits);
                 scope.spawn(move || {
-                    let mut state = t + 100;
+                    let mut random = SplitMix(t + 100);
                     for round in 0..8_000_000u64 {
-                        let r = splitmix(&mut state);
+                        let r = random.next_u64();
                         let key = keys[(r % keys.len() as u64) as usize];
                         if r & 0x100 != 0 {
                             let (m, score, depth, bound) = expected(key);

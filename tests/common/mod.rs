@@ -13,48 +13,9 @@ pub mod retro;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed generator, so a test case is fully
-/// described by its seed.
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number below `n` (which must not be 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// True `percent` times in a hundred.
-    pub fn percent(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    /// One of `items` (not empty).
-    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-
-    /// A number in `low..=high`.
-    pub fn between(&mut self, low: i64, high: i64) -> i64 {
-        low + (self.next() % (high - low + 1) as u64) as i64
-    }
-
-    /// Shuffles `items` in place (Fisher-Yates).
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i + 1);
-            items.swap(i, j);
-        }
-    }
-}
+/// The seeded generator of every seeded test: the library's SplitMix64, so a test case is
+/// fully described by its seed.
+pub use damka::random::SplitMix;
 
 /// The repository's root folder.
 pub fn repo_root() -> PathBuf {

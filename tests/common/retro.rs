@@ -641,7 +641,7 @@ impl<R: Rules> Tablebase<R> {
                     continue;
                 };
                 let position = Position::<R>::from_parts(white, black, kings, side);
-                let score = super::SplitMix(position.hash() ^ seed).next();
+                let score = super::SplitMix(position.hash() ^ seed).next_u64();
                 let heap = chosen.entry(value).or_default();
                 if heap.len() < per_value {
                     if keep(&position, value) {

@@ -36,49 +36,13 @@ import random
 import sys
 
 from draughts import BrazilianBoard, Color, RussianBoard, StandardBoard
+from oracle_text import add_common_arguments, fens_asked, format_fen, format_move, parse_fen
 
 BOARDS = {
     "international": StandardBoard,
     "russian": RussianBoard,
     "brazilian": BrazilianBoard,
 }
-
-
-def format_fen(side, white, black):
-    """side: 'W'/'B'; white/black: iterables of (square, is_king) in standard numbering."""
-    def lst(pieces):
-        return ",".join(("K" if k else "") + str(s) for s, k in sorted(pieces))
-    return f"{side}:W{lst(white)}:B{lst(black)}"
-
-
-def parse_fen(fen, squares):
-    """Parse a standard PDN FEN `W:W31,K40:B1-3,K19` -> (side, [(sq, king)], [(sq, king)]).
-
-    Squares outside 1..squares or given twice are errors (the libraries
-    would otherwise silently drop or overwrite them).
-    """
-    parts = fen.strip().split(":")
-    if len(parts) != 3 or parts[0].upper() not in ("W", "B"):
-        raise ValueError(f"bad FEN {fen!r}")
-    side = parts[0].upper()
-    lists = {}
-    for part in parts[1:]:
-        colour, body = part[0].upper(), part[1:]
-        pieces = []
-        for tok in filter(None, (t.strip() for t in body.split(","))):
-            king = tok[0] in "Kk"
-            tok = tok[1:] if king else tok
-            if "-" in tok:  # PDN range, e.g. 1-12
-                a, b = map(int, tok.split("-"))
-                pieces.extend((s, king) for s in range(a, b + 1))
-            else:
-                pieces.append((int(tok), king))
-        lists[colour] = pieces
-    white, black = lists.get("W", []), lists.get("B", [])
-    used = [s for s, _ in white + black]
-    if any(not 1 <= s <= squares for s in used) or len(set(used)) != len(used):
-        raise ValueError(f"bad FEN {fen!r}: square out of range 1..{squares} or repeated")
-    return side, white, black
 
 
 def board_from_std_fen(cls, fen):
@@ -127,10 +91,7 @@ def std_moves(moves):
     out = set()
     for m in moves:
         frm, to = m.square_list[0] + 1, m.square_list[-1] + 1
-        if m.captured_list:
-            out.add(f"{frm}x{to}:" + ",".join(str(c + 1) for c in sorted(m.captured_list)))
-        else:
-            out.add(f"{frm}-{to}")
+        out.add(format_move(frm, to, [c + 1 for c in m.captured_list]))
     return sorted(out)
 
 
@@ -171,22 +132,13 @@ def run_random(cls, n, seed, max_plies, quiet_keep, out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--variant", required=True, choices=sorted(BOARDS))
-    ap.add_argument("--positions", type=int, default=100, help="distinct positions to print (random mode)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-plies", type=int, default=150, help="longest random game")
-    ap.add_argument("--quiet-keep", type=float, default=0.3,
-                    help="fraction of king-less, capture-less positions kept (random mode)")
-    ap.add_argument("--fen", action="append", default=[], help="print this standard FEN's moves instead (repeatable)")
-    ap.add_argument("--stdin", action="store_true", help="read standard FENs, one per line, from stdin")
+    add_common_arguments(ap, BOARDS)
     args = ap.parse_args()
 
     cls = BOARDS[args.variant]
     out = sys.stdout
-    if args.fen or args.stdin:
-        fens = list(args.fen)
-        if args.stdin:
-            fens += [line.strip() for line in sys.stdin if line.strip()]
+    fens = fens_asked(args, sys.stdin)
+    if fens is not None:
         run_fens(cls, fens, out)
     else:
         run_random(cls, args.positions, args.seed, args.max_plies, args.quiet_keep, out)

@@ -15,10 +15,10 @@
 //! up after the last game its file holds in full (anything after that marker is cut off) and
 //! writes the same file an uninterrupted run would have written.
 
-pub use crate::tools::matches::openings::SplitMix;
 use damka::game::{Game, Outcome};
 use damka::notation::fen::write_fen;
 use damka::position::Position;
+use damka::random::SplitMix;
 use damka::rules::{Color, Rules, Variant};
 use damka::search::tt::TranspositionTable;
 use damka::search::{GameContext, Limits, Searcher, Shared};

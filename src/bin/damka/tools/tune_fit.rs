@@ -109,17 +109,42 @@ impl Dataset {
 }
 
 /// The logistic function.
-fn sigmoid(x: f64) -> f64 {
+pub fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// The evaluation from White's side.
-fn white_score<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
-    let score = evaluate_with(position, w);
+/// Logistic loss of a prediction `p` for a result `r`.
+pub fn log_loss(p: f64, r: f64) -> f64 {
+    let p = p.clamp(1e-12, 1.0 - 1e-12);
+    -(r * p.ln() + (1.0 - r) * (1.0 - p).ln())
+}
+
+/// The mean logistic loss and the mean squared error of predicting each result `r` (1, 0.5,
+/// 0 for White) by `sigmoid(k * s)`, over pairs `(s, r)` with `s` a score from White's side:
+/// the one loss report of `tune fit` and `tune patterns`, for the real evaluation and for
+/// their models. Both are 0 for no pairs.
+pub fn mean_losses(k: f64, scored: impl ExactSizeIterator<Item = (f64, f64)>) -> (f64, f64) {
+    let n = scored.len().max(1) as f64;
+    let (mut log, mut squared) = (0.0, 0.0);
+    for (s, r) in scored {
+        let p = sigmoid(k * s);
+        log += log_loss(p, r);
+        squared += (p - r) * (p - r);
+    }
+    (log / n, squared / n)
+}
+
+/// `score`, an evaluation of `position` from its side to move, from White's side.
+pub fn for_white<R: Rules>(position: &Position<R>, score: i32) -> i32 {
     match position.side_to_move() {
         Color::White => score,
         Color::Black => -score,
     }
+}
+
+/// The evaluation from White's side.
+fn white_score<R: Rules>(position: &Position<R>, w: &Weights) -> i32 {
+    for_white(position, evaluate_with(position, w))
 }
 
 /// Reads the samples into features under the drawish rules of `base`.
@@ -170,17 +195,10 @@ pub fn extract<R: Rules>(samples: &[(Position<R>, f64)], base: &Weights) -> Data
 
 /// The mean squared error of the real evaluation with `w` on `samples`, at scale `k`.
 pub fn eval_error<R: Rules>(samples: &[(Position<R>, f64)], w: &Weights, k: f64) -> f64 {
-    if samples.is_empty() {
-        return 0.0;
-    }
-    let sum: f64 = samples
+    let scored = samples
         .iter()
-        .map(|(position, result)| {
-            let p = sigmoid(k * f64::from(white_score(position, w)));
-            (result - p) * (result - p)
-        })
-        .sum();
-    sum / samples.len() as f64
+        .map(|(position, result)| (f64::from(white_score(position, w)), *result));
+    mean_losses(k, scored).1
 }
 
 /// The `K` that minimises [`eval_error`] with `w` (golden-section search on a log scale).
@@ -394,7 +412,7 @@ fn fit_file<R: Rules>(text: &str, config: &FitConfig) -> Option<(Weights, String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::tune::SplitMix;
+    use damka::random::SplitMix;
     use damka::rules::{English, International};
 
     /// The men of `color` in the half of the board nearer its promotion row.

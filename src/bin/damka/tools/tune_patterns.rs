@@ -17,8 +17,10 @@
 //! keeping the best weights seen (early stopping). The losses printed at the end come from
 //! the real integer evaluation with the written file, beside those of the starting weights.
 
-use super::tune::SplitMix;
-use super::tune_fit::{Dataset, FitConfig, extract, fit_k, read_samples, trainable};
+use super::tune_fit::{
+    Dataset, FitConfig, extract, fit_k, for_white, log_loss, mean_losses, read_samples, sigmoid,
+    trainable,
+};
 use damka::board::Geometry;
 use damka::eval::patterns::{
     BLOCK_STATES, PATTERN_UNIT, PatternLayout, Patterns, indices, tables_of,
@@ -26,6 +28,7 @@ use damka::eval::patterns::{
 use damka::eval::weights::for_variant;
 use damka::eval::{EvalSet, Weights, pattern_family};
 use damka::position::Position;
+use damka::random::SplitMix;
 use damka::rules::{Color, Rules, Variant};
 use damka::with_variant;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -103,17 +106,6 @@ struct Blocks {
 struct Model {
     theta: Vec<f64>,
     blocks: Vec<f32>,
-}
-
-/// The logistic function.
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
-
-/// Logistic loss of a prediction `p` for a result `r`.
-fn log_loss(p: f64, r: f64) -> f64 {
-    let p = p.clamp(1e-12, 1.0 - 1e-12);
-    -(r * p.ln() + (1.0 - r) * (1.0 - p).ln())
 }
 
 impl Model {
@@ -202,15 +194,8 @@ impl Model {
         ids: std::ops::Range<usize>,
         k: f64,
     ) -> (f64, f64) {
-        let n = ids.len().max(1) as f64;
-        let (mut log, mut squared) = (0.0, 0.0);
-        for i in ids {
-            let p = sigmoid(k * self.score(data, blocks, i).0);
-            let r = f64::from(data.results[i]);
-            log += log_loss(p, r);
-            squared += (p - r) * (p - r);
-        }
-        (log / n, squared / n)
+        let scored = ids.map(|i| (self.score(data, blocks, i).0, f64::from(data.results[i])));
+        mean_losses(k, scored)
     }
 
     /// The model rounded into a weights file.
@@ -316,20 +301,11 @@ fn features<R: Rules>(
 
 /// The real evaluation's mean logistic loss and squared error on `samples` with `set`.
 fn real_losses<R: Rules>(samples: &[(Position<R>, f64)], set: &EvalSet, k: f64) -> (f64, f64) {
-    let n = samples.len().max(1) as f64;
-    let (mut log, mut squared) = (0.0, 0.0);
-    for (position, r) in samples {
-        let score = set.evaluate(position);
-        let white = if position.side_to_move() == Color::White {
-            score
-        } else {
-            -score
-        };
-        let p = sigmoid(k * f64::from(white));
-        log += log_loss(p, *r);
-        squared += (p - r) * (p - r);
-    }
-    (log / n, squared / n)
+    let scored = samples.iter().map(|(position, result)| {
+        let white = for_white(position, set.evaluate(position));
+        (f64::from(white), *result)
+    });
+    mean_losses(k, scored)
 }
 
 /// Runs `damka tune patterns`; returns the exit code.
@@ -670,12 +646,7 @@ mod tests {
                 .collect(),
         };
         for (i, (position, _)) in samples.iter().enumerate() {
-            let real = set.evaluate(position);
-            let real = if position.side_to_move() == Color::White {
-                real
-            } else {
-                -real
-            };
+            let real = for_white(position, set.evaluate(position));
             let modelled = model.score(&data, &blocks, i).0;
             assert!(
                 (modelled - f64::from(real)).abs() <= 2.5,

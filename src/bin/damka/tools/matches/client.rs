@@ -213,6 +213,30 @@ fn startup_failure(failure: Failure) -> Option<String> {
     }
 }
 
+impl Process {
+    /// One step of a protocol's start-up: sends `lines`, then reads the engine's lines (each
+    /// trimmed) until `done` says the answer is complete (`Ok(true)`) or refuses it (`Err`,
+    /// the start-up error in words), all before `deadline`. A crash is a start-up error; a
+    /// hang is `Err(None)` (the caller names the time limit).
+    fn exchange(
+        &mut self,
+        lines: &[String],
+        deadline: Instant,
+        mut done: impl FnMut(&str) -> Result<bool, String>,
+    ) -> Result<(), Option<String>> {
+        for line in lines {
+            self.send(line).map_err(startup_failure)?;
+        }
+        let started = Instant::now();
+        loop {
+            let line = self.recv(deadline, started).map_err(startup_failure)?;
+            if done(line.trim()).map_err(Some)? {
+                return Ok(());
+            }
+        }
+    }
+}
+
 /// An engine of the match, restarted when it crashed or hung.
 pub struct Player {
     /// How it was given on the command line.
@@ -239,21 +263,7 @@ impl Player {
                         "DXP plays international draughts only, not {variant}"
                     ));
                 }
-                dxp_minutes = match limit {
-                    Limit::Clock { base, increment }
-                        if increment.is_zero()
-                            && base.as_millis() % 60_000 == 0
-                            && (60..=999 * 60).contains(&base.as_secs()) =>
-                    {
-                        (base.as_secs() / 60) as u32
-                    }
-                    _ => {
-                        return Err(format!(
-                            "a DXP engine plays on the game request's clock: whole minutes \
-                             without increment, e.g. tc=60 (its limit is {limit})"
-                        ));
-                    }
-                };
+                dxp_minutes = limit.dxp_minutes()?;
                 None
             }
             Proto::Hub => Some(
@@ -266,7 +276,7 @@ impl Player {
                         "the first Hub dialect plays international draughts only, not {variant}"
                     ));
                 }
-                if let Limit::Nodes(_) = limit {
+                if limit.hub1_limit(Duration::ZERO).is_none() {
                     return Err("the first Hub dialect has no node limit (use depth=, \
                                 movetime= or tc=)"
                         .into());
@@ -329,30 +339,22 @@ impl Player {
     /// UCI: `uci` ... `uciok`, the options checked against the `option` lines, then
     /// `isready`; an `info string error` before `readyok` is a start-up error.
     fn start_uci(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
-        let started = Instant::now();
-        process.send("uci").map_err(startup_failure)?;
         let mut offered: Vec<String> = Vec::new();
-        loop {
-            let line = process.recv(deadline, started).map_err(startup_failure)?;
-            let line = line.trim();
-            if line == "uciok" {
-                break;
-            }
+        process.exchange(&["uci".to_string()], deadline, |line| {
             if let Some(rest) = line.strip_prefix("option name ") {
                 let name = rest.split(" type ").next().unwrap_or(rest).trim();
                 offered.push(name.to_string());
             }
-        }
+            Ok(line == "uciok")
+        })?;
         let find = |wanted: &str| {
             offered
                 .iter()
                 .find(|name| name.eq_ignore_ascii_case(wanted))
-                .cloned()
         };
+        let mut settings = Vec::new();
         if let Some(name) = find("Variant") {
-            process
-                .send(&format!("setoption name {name} value {}", self.variant))
-                .map_err(startup_failure)?;
+            settings.push(format!("setoption name {name} value {}", self.variant));
         }
         for (option, value) in &self.spec.options {
             let Some(name) = find(option) else {
@@ -361,44 +363,34 @@ impl Player {
                     offered.join(", ")
                 )));
             };
-            process
-                .send(&format!("setoption name {name} value {value}"))
-                .map_err(startup_failure)?;
+            settings.push(format!("setoption name {name} value {value}"));
         }
-        process.send("isready").map_err(startup_failure)?;
-        loop {
-            let line = process.recv(deadline, started).map_err(startup_failure)?;
-            if line.trim() == "readyok" {
-                return Ok(());
+        settings.push("isready".into());
+        process.exchange(&settings, deadline, |line| {
+            match line.strip_prefix("info string error:") {
+                Some(error) => Err(format!("refused its settings: {}", error.trim())),
+                None => Ok(line == "readyok"),
             }
-            if let Some(error) = line.trim().strip_prefix("info string error:") {
-                return Err(Some(format!("refused its settings: {}", error.trim())));
-            }
-        }
+        })
     }
 
     /// Hub: `hub` ... `wait`, the variant and options checked against the `param` lines and
     /// set, then `init` ... `ready`.
     fn start_hub(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
-        let started = Instant::now();
-        process.send("hub").map_err(startup_failure)?;
         let mut params: Vec<(String, Option<String>)> = Vec::new();
-        loop {
-            let line = process.recv(deadline, started).map_err(startup_failure)?;
-            let Some(command) = parse_command(&line) else {
-                continue;
+        process.exchange(&["hub".to_string()], deadline, |line| {
+            let Some(command) = parse_command(line) else {
+                return Ok(false);
             };
-            match command.name.as_str() {
-                "wait" => break,
-                "param" => {
-                    if let Some(name) = command.get("name") {
-                        params.push((name.to_string(), command.get("values").map(String::from)));
-                    }
-                }
-                _ => {}
+            if command.name == "param"
+                && let Some(name) = command.get("name")
+            {
+                params.push((name.to_string(), command.get("values").map(String::from)));
             }
-        }
+            Ok(command.name == "wait")
+        })?;
         let hub = self.hub.expect("a Hub engine has a Hub variant");
+        let mut settings = Vec::new();
         match params.iter().find(|(name, _)| name == "variant") {
             Some((_, values)) => {
                 let known = values
@@ -411,9 +403,7 @@ impl Player {
                         values.as_deref().unwrap_or("")
                     )));
                 }
-                process
-                    .send(&format!("set-param name=variant value={}", hub.name))
-                    .map_err(startup_failure)?;
+                settings.push(format!("set-param name=variant value={}", hub.name));
             }
             None if self.variant != Variant::International => {
                 return Err(Some(format!(
@@ -437,31 +427,18 @@ impl Player {
             } else {
                 value.clone()
             };
-            process
-                .send(&format!("set-param name={name} value={value}"))
-                .map_err(startup_failure)?;
+            settings.push(format!("set-param name={name} value={value}"));
         }
-        process.send("init").map_err(startup_failure)?;
-        loop {
-            let line = process.recv(deadline, started).map_err(startup_failure)?;
-            if line.trim() == "ready" {
-                return Ok(());
-            }
-        }
+        settings.push("init".into());
+        process.exchange(&settings, deadline, |line| Ok(line == "ready"))
     }
 
     /// The first Hub dialect (Scan 2.0's `scan hub`): `hub` ... `wait`, each option as
     /// `set NAME VALUE`, then `init` ... `ready`. It announces no parameters, so options are
     /// sent unchecked; the engine answers nothing to a name it does not know.
     fn start_hub1(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
-        let started = Instant::now();
-        process.send("hub").map_err(startup_failure)?;
-        while process
-            .recv(deadline, started)
-            .map_err(startup_failure)?
-            .trim()
-            != "wait"
-        {}
+        process.exchange(&["hub".to_string()], deadline, |line| Ok(line == "wait"))?;
+        let mut settings = Vec::new();
         for (option, value) in &self.spec.options {
             if value.split_whitespace().count() != 1 {
                 return Err(Some(format!(
@@ -469,17 +446,10 @@ impl Player {
                      '{value}'"
                 )));
             }
-            process
-                .send(&format!("set {option} {value}"))
-                .map_err(startup_failure)?;
+            settings.push(format!("set {option} {value}"));
         }
-        process.send("init").map_err(startup_failure)?;
-        loop {
-            let line = process.recv(deadline, started).map_err(startup_failure)?;
-            if line.trim() == "ready" {
-                return Ok(());
-            }
-        }
+        settings.push("init".into());
+        process.exchange(&settings, deadline, |line| Ok(line == "ready"))
     }
 
     /// Tells the engine a new game starts (restarting it first if it is not running).
@@ -524,22 +494,52 @@ impl Player {
         &mut self,
         game: &Game<R>,
         clocks: [Duration; 2],
-        increment: Duration,
         patience: Duration,
     ) -> Result<Reply, Failure> {
         if !self.is_running() {
             return Err(Failure::Crashed("it is not running".into()));
         }
-        let result = match self.spec.proto {
-            Proto::Uci => self.think_uci(game, clocks, increment, patience),
-            Proto::Hub => self.think_hub(game, clocks, increment, patience),
-            Proto::Hub1 => self.think_hub1(game, clocks, increment, patience),
-            Proto::Dxp => self.dxp.as_mut().expect("connected").think(game, patience),
+        let result = match &mut self.dxp {
+            Some(link) => link.think(game, patience),
+            None => self.ask(game, clocks, patience),
         };
         if matches!(result, Err(Failure::Crashed(_) | Failure::Hung(_))) {
             self.kill();
         }
         result
+    }
+
+    /// [`Player::think`] for an engine process: the protocol's commands for the game and
+    /// the limit, and its reading of the answer.
+    fn ask<R: Rules>(
+        &mut self,
+        game: &Game<R>,
+        clocks: [Duration; 2],
+        patience: Duration,
+    ) -> Result<Reply, Failure> {
+        let clock = clocks[game.position().side_to_move().index()];
+        let layout = self.hub.map(|hub| hub.layout);
+        let (commands, read): (Vec<String>, fn(&str) -> Said) = match (self.spec.proto, layout) {
+            (Proto::Uci, _) => (uci_commands(game, self.limit.uci_go(clocks)), read_uci),
+            (Proto::Hub, Some(layout)) => (
+                hub_commands(game, layout, self.limit.hub_level(clock)),
+                read_hub,
+            ),
+            (Proto::Hub1, Some(layout)) => {
+                let limit = self.limit.hub1_limit(clock).expect("refused at start");
+                (hub1_commands(game, layout, limit), read_hub1)
+            }
+            (Proto::Hub | Proto::Hub1, None) => unreachable!("a Hub engine has a Hub variant"),
+            (Proto::Dxp, _) => unreachable!("a DXP engine is asked over its link"),
+        };
+        let position = game.position();
+        let process = self.process.as_mut().expect("running");
+        process.think(&commands, patience, read, |text| match layout {
+            None => {
+                parse_move_in(position, text, &position.legal_moves()).map_err(|e| e.to_string())
+            }
+            Some(layout) => hub_reply(position, text, layout),
+        })
     }
 
     /// The referee ended the game: a DXP engine is told (the others need nothing).
@@ -548,182 +548,113 @@ impl Player {
             link.game_over(game);
         }
     }
+}
 
-    fn think_uci<R: Rules>(
-        &mut self,
-        game: &Game<R>,
-        clocks: [Duration; 2],
-        increment: Duration,
-        patience: Duration,
-    ) -> Result<Reply, Failure> {
-        let mut position_command = if *game.start() == Position::<R>::start() {
-            "position startpos".to_string()
-        } else {
-            format!("position fen {}", write_fen(game.start()))
-        };
-        let texts = game.move_texts();
-        if !texts.is_empty() {
-            position_command.push_str(" moves ");
-            position_command.push_str(&texts.join(" "));
-        }
-        let go = match self.limit {
-            Limit::Depth(d) => format!("go depth {d}"),
-            Limit::Nodes(n) => format!("go nodes {n}"),
-            Limit::MoveTime(t) => format!("go movetime {}", t.as_millis().max(1)),
-            Limit::Clock { .. } => format!(
-                "go wtime {} btime {} winc {} binc {}",
-                clocks[0].as_millis(),
-                clocks[1].as_millis(),
-                increment.as_millis(),
-                increment.as_millis()
-            ),
-        };
-        let read = |line: &str| {
-            let mut words = line.split_whitespace();
-            match words.next() {
-                Some("info") => {
-                    let words: Vec<&str> = words.collect();
-                    let at = words.iter().position(|w| *w == "score");
-                    let value = match at.map(|at| (words.get(at + 1), words.get(at + 2))) {
-                        Some((Some(&"cp"), Some(value))) => value.parse().ok(),
-                        Some((Some(&"mate"), Some(value))) => value
-                            .parse::<i32>()
-                            .ok()
-                            .map(|n| if n >= 0 { WIN_SCORE } else { -WIN_SCORE }),
-                        _ => None,
-                    };
-                    value.map_or(Said::Nothing, Said::Score)
-                }
-                Some("bestmove") => Said::Move(words.next().unwrap_or("").to_string()),
-                _ => Said::Nothing,
-            }
-        };
-        let position = game.position();
-        let process = self.process.as_mut().expect("running");
-        process.think(&[position_command, go], patience, read, |text| {
-            parse_move_in(position, text, &position.legal_moves()).map_err(|e| e.to_string())
-        })
+/// UCI: the game as `position startpos|fen F [moves ...]`, then the limit's `go`.
+fn uci_commands<R: Rules>(game: &Game<R>, go: String) -> Vec<String> {
+    let mut position_command = if *game.start() == Position::<R>::start() {
+        "position startpos".to_string()
+    } else {
+        format!("position fen {}", write_fen(game.start()))
+    };
+    let texts = game.move_texts();
+    if !texts.is_empty() {
+        position_command.push_str(" moves ");
+        position_command.push_str(&texts.join(" "));
     }
+    vec![position_command, go]
+}
 
-    fn think_hub<R: Rules>(
-        &mut self,
-        game: &Game<R>,
-        clocks: [Duration; 2],
-        increment: Duration,
-        patience: Duration,
-    ) -> Result<Reply, Failure> {
-        let hub = self.hub.expect("a Hub engine has a Hub variant");
-        let mut pos = format!("pos pos={}", hub_position(game.start(), hub.layout));
-        let mut before = *game.start();
-        let moves: Vec<String> = game
-            .moves()
-            .map(|mv| {
-                let text = hub_move::<R>(mv, hub.layout);
-                before = before.play(mv);
-                text
-            })
-            .collect();
-        if !moves.is_empty() {
-            pos.push_str(&format!(" moves=\"{}\"", moves.join(" ")));
-        }
-        let side = game.position().side_to_move();
-        let level = match self.limit {
-            Limit::Depth(d) => format!("level depth={d}"),
-            Limit::Nodes(n) => format!("level nodes={n}"),
-            Limit::MoveTime(t) => format!("level move-time={:.3}", t.as_secs_f64()),
-            // Hub's `time` leaves out the increment the engine adds before its move (Scan's
-            // protocol text; docs/hub.md).
-            Limit::Clock { .. } => format!(
-                "level time={:.3} inc={:.3}",
-                clocks[side.index()].saturating_sub(increment).as_secs_f64(),
-                increment.as_secs_f64()
-            ),
-        };
-        let read = |line: &str| {
-            let Some(command) = parse_command(line) else {
-                return Said::Nothing;
+/// What a UCI line says: `info ... score cp N|mate N`, or `bestmove M`.
+fn read_uci(line: &str) -> Said {
+    let mut words = line.split_whitespace();
+    match words.next() {
+        Some("info") => {
+            let words: Vec<&str> = words.collect();
+            let at = words.iter().position(|w| *w == "score");
+            let value = match at.map(|at| (words.get(at + 1), words.get(at + 2))) {
+                Some((Some(&"cp"), Some(value))) => value.parse().ok(),
+                Some((Some(&"mate"), Some(value))) => value
+                    .parse::<i32>()
+                    .ok()
+                    .map(|n| if n >= 0 { WIN_SCORE } else { -WIN_SCORE }),
+                _ => None,
             };
-            match command.name.as_str() {
-                "info" => match command.get("score").and_then(|s| s.parse::<f64>().ok()) {
-                    Some(value) => {
-                        let centi = (value * 100.0).round() as i32;
-                        Said::Score(if value.abs() > 90.0 {
-                            centi.signum() * (WIN_SCORE + centi.abs() - 9000)
-                        } else {
-                            centi
-                        })
-                    }
-                    None => Said::Nothing,
-                },
-                "done" => Said::Move(command.get("move").unwrap_or("").to_string()),
-                _ => Said::Nothing,
-            }
-        };
-        let process = self.process.as_mut().expect("running");
-        process.think(&[pos, level, "go think".into()], patience, read, |text| {
-            hub_reply(game.position(), text, hub.layout)
-        })
+            value.map_or(Said::Nothing, Said::Score)
+        }
+        Some("bestmove") => Said::Move(words.next().unwrap_or("").to_string()),
+        _ => Said::Nothing,
     }
 }
 
-impl Player {
-    /// The first Hub dialect: the game's start as `pos` (51 letters, the side to move in
-    /// lower case), every move since as `move`, so the engine sees the game's history (its
-    /// repetition rule needs it); the limit as `depth N`, `time MS` (a move time) or
-    /// `level 0 MS INC` (the clock left less the increment, and the increment, in ms); then `go`, answered by
-    /// `move M [PONDER]`. Its `info` lines carry the score as the second-but-four field,
-    /// in hundredths of a man (wins beyond 1800). An `error` line means it refused what we
-    /// sent, which counts as a crash: the game cannot go on in step.
-    fn think_hub1<R: Rules>(
-        &mut self,
-        game: &Game<R>,
-        clocks: [Duration; 2],
-        increment: Duration,
-        patience: Duration,
-    ) -> Result<Reply, Failure> {
-        let hub = self.hub.expect("a Hub engine has a Hub variant");
-        // Hub v2's position with its side-to-move letter in lower case (only that letter:
-        // the squares keep their kings' capitals).
-        let mut start = hub_position(game.start(), hub.layout);
-        start[..1].make_ascii_lowercase();
-        let mut commands = vec![format!("pos {start}")];
-        commands.extend(
-            game.moves()
-                .map(|mv| format!("move {}", hub_move::<R>(mv, hub.layout))),
-        );
-        let side = game.position().side_to_move();
-        commands.push(match self.limit {
-            Limit::Depth(d) => format!("depth {d}"),
-            Limit::MoveTime(t) => format!("time {}", t.as_millis().max(1)),
-            // Like Hub v2's `time`, the clock leaves out the increment: Scan counts it as
-            // its own for this move (time + inc, search.cpp Time::init).
-            Limit::Clock { .. } => format!(
-                "level 0 {} {}",
-                clocks[side.index()].saturating_sub(increment).as_millis(),
-                increment.as_millis()
-            ),
-            Limit::Nodes(_) => unreachable!("refused at start"),
-        });
-        commands.push("go".into());
-        let read = |line: &str| {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            match words.first() {
-                Some(&"info") => match words.get(3).and_then(|s| s.parse::<i32>().ok()) {
-                    Some(value) => Said::Score(if value.abs() > 1800 {
-                        value.signum() * WIN_SCORE
-                    } else {
-                        value
-                    }),
-                    None => Said::Nothing,
-                },
-                Some(&"error") => Said::Refused,
-                Some(&"move") => Said::Move(words.get(1).copied().unwrap_or("").to_string()),
-                _ => Said::Nothing,
+/// Hub v2: the game as `pos pos=P moves="..."`, the limit's `level`, then `go think`.
+fn hub_commands<R: Rules>(game: &Game<R>, layout: Layout, level: String) -> Vec<String> {
+    let mut pos = format!("pos pos={}", hub_position(game.start(), layout));
+    let moves: Vec<String> = game.moves().map(|mv| hub_move::<R>(mv, layout)).collect();
+    if !moves.is_empty() {
+        pos.push_str(&format!(" moves=\"{}\"", moves.join(" ")));
+    }
+    vec![pos, level, "go think".into()]
+}
+
+/// What a Hub v2 line says: `info score=S` (in men; beyond 90 a win), or `done move=M`.
+fn read_hub(line: &str) -> Said {
+    let Some(command) = parse_command(line) else {
+        return Said::Nothing;
+    };
+    match command.name.as_str() {
+        "info" => match command.get("score").and_then(|s| s.parse::<f64>().ok()) {
+            Some(value) => {
+                let centi = (value * 100.0).round() as i32;
+                Said::Score(if value.abs() > 90.0 {
+                    centi.signum() * (WIN_SCORE + centi.abs() - 9000)
+                } else {
+                    centi
+                })
             }
-        };
-        let process = self.process.as_mut().expect("running");
-        process.think(&commands, patience, read, |text| {
-            hub_reply(game.position(), text, hub.layout)
-        })
+            None => Said::Nothing,
+        },
+        "done" => Said::Move(command.get("move").unwrap_or("").to_string()),
+        _ => Said::Nothing,
+    }
+}
+
+/// The first Hub dialect: the game's start as `pos` (51 letters, the side to move in
+/// lower case), every move since as `move`, so the engine sees the game's history (its
+/// repetition rule needs it); the `limit` ([`Limit::hub1_limit`]); then `go`, answered by
+/// `move M [PONDER]`.
+fn hub1_commands<R: Rules>(game: &Game<R>, layout: Layout, limit: String) -> Vec<String> {
+    // Hub v2's position with its side-to-move letter in lower case (only that letter:
+    // the squares keep their kings' capitals).
+    let mut start = hub_position(game.start(), layout);
+    start[..1].make_ascii_lowercase();
+    let mut commands = vec![format!("pos {start}")];
+    commands.extend(
+        game.moves()
+            .map(|mv| format!("move {}", hub_move::<R>(mv, layout))),
+    );
+    commands.push(limit);
+    commands.push("go".into());
+    commands
+}
+
+/// What a line of the first Hub dialect says: its `info` lines carry the score as the
+/// second-but-four field, in hundredths of a man (wins beyond 1800); `move M`; an `error`
+/// line means it refused what we sent, which counts as a crash: the game cannot go on in
+/// step.
+fn read_hub1(line: &str) -> Said {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.first() {
+        Some(&"info") => match words.get(3).and_then(|s| s.parse::<i32>().ok()) {
+            Some(value) => Said::Score(if value.abs() > 1800 {
+                value.signum() * WIN_SCORE
+            } else {
+                value
+            }),
+            None => Said::Nothing,
+        },
+        Some(&"error") => Said::Refused,
+        Some(&"move") => Said::Move(words.get(1).copied().unwrap_or("").to_string()),
+        _ => Said::Nothing,
     }
 }

@@ -3,6 +3,7 @@
 use damka::game::Game;
 use damka::notation::fen::parse_fen;
 use damka::position::{Move, Position};
+use damka::random::SplitMix;
 use damka::rules::Rules;
 
 /// Where a game starts: a position and the moves already played from it (both go into the
@@ -23,27 +24,6 @@ impl<R: Rules> Opening<R> {
             game.play(*mv);
         }
         game
-    }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): the seeded generator of balloted openings and of
-/// `damka tune gen`'s games.
-#[derive(Clone, Debug)]
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number below `n` (not 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
     }
 }
 

@@ -183,7 +183,7 @@ fn play_moves<R: Rules>(
             other => (other, Duration::ZERO),
         };
         let wait = patience(limit, clocks[side.index()], &rules);
-        let reply = match player.think(&game, clocks, increment, wait) {
+        let reply = match player.think(&game, clocks, wait) {
             Ok(reply) => reply,
             Err(Failure::Crashed(why)) => {
                 return Some(forfeit(
