@@ -17,23 +17,29 @@
 
 use super::file::{encode, slice_path, write_atomically};
 use super::probe::{Slice, Tables};
-use super::{Indexer, Material, Placement, Value, family};
+use super::{Indexer, Material, Placement, Value, Walker, family};
+use crate::board::{Dir, Geometry};
 use crate::movegen::MoveList;
-use crate::rules::Rules;
+use crate::position::Position;
+use crate::rules::{Color, Rules};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Positions one thread takes at a time.
 const CHUNK: u64 = 1 << 14;
 
+/// One solved slice: its material, positions, seconds (the pair's time shared between its
+/// slices) and file bytes.
+pub type Solved = (Material, u64, f64, usize);
+
 /// What one generation run did.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     /// Slices solved in this run, with positions, seconds and file bytes.
-    pub solved: Vec<(Material, u64, f64, usize)>,
+    pub solved: Vec<Solved>,
     /// Slices loaded from valid files.
     pub loaded: usize,
     /// Time of the whole run.
@@ -61,54 +67,61 @@ fn parallel(size: u64, threads: usize, work: &(dyn Fn(u64, &mut MoveList) + Sync
     });
 }
 
-/// What a position's successors say at some moment of the solution: the pass at which it
-/// gets its value (`Some(t)`: `Win(t)` for odd `t`, `Loss(t)` for even), or `None` while a
-/// successor in the pair is still unknown (or one is a draw).
+/// True when the side to move has a capture: some piece has a first jump (a man over an
+/// adjacent target to the empty square behind it, a king over the first piece of a line
+/// when it is a target with an empty square behind it). The same answer as
+/// [`crate::position::Position::has_capture`], which searches every capture route to its end
+/// (the whole capture tree of a flying king) where a first jump is all that is asked here.
 #[inline]
-fn target_pass<R: Rules>(
-    tables: &Tables,
-    position: &crate::position::Position<R>,
-    list: &mut MoveList,
-) -> Option<u32> {
-    position.legal_moves_into(list);
-    if list.is_empty() {
-        return Some(0);
+pub fn can_capture<R: Rules>(position: &Position<R>) -> bool {
+    if R::ORTHOGONAL_CAPTURES || R::ROOK_MOVES || !R::CAPTURE_COMPULSORY {
+        return position.has_capture();
     }
-    let mut quickest_loss: Option<u8> = None;
-    let mut slowest_win = 0u8;
-    let mut all_win = true;
-    for mv in list.iter() {
-        let code = tables.code(&position.play(mv)).unwrap_or(0);
-        if code == 0 {
-            all_win = false;
-        } else if code % 2 == 1 {
-            all_win = false;
-            quickest_loss = Some(quickest_loss.map_or(code, |q| q.min(code)));
-        } else {
-            slowest_win = slowest_win.max(code);
+    let us = position.side_to_move();
+    let them = position.pieces(us.opponent());
+    let man_targets = if R::MEN_CAPTURE_KINGS {
+        them
+    } else {
+        them & !position.kings()
+    };
+    let empty = position.empty();
+    let men = position.men(us);
+    let kings = position.kings_of(us);
+    let up = Position::<R>::moves_up(us);
+    for dir in Dir::ALL {
+        let forward = matches!(dir, Dir::UpLeft | Dir::UpRight) == up;
+        if (forward || R::MEN_CAPTURE_BACKWARD)
+            && R::Geometry::step(R::Geometry::step(men, dir) & man_targets, dir) & empty != 0
+        {
+            return true;
+        }
+        if kings != 0 {
+            let mut reach = R::Geometry::step(kings, dir);
+            if R::FLYING_KINGS {
+                let mut ray = reach & empty;
+                while ray != 0 {
+                    ray = R::Geometry::step(ray, dir);
+                    reach |= ray;
+                    ray &= empty;
+                }
+            }
+            if R::Geometry::step(reach & them, dir) & empty != 0 {
+                return true;
+            }
         }
     }
-    match quickest_loss {
-        Some(code) => Some(u32::from(code)),
-        None if all_win => Some(u32::from(slowest_win)),
-        None => None,
-    }
+    false
 }
 
-/// The positions (slice of the pair, index) from which a quiet move of the side not to move
-/// leads to `position`: that side's last move taken back. A man steps back towards its own
-/// side, a king back along a diagonal over empty squares. Positions where that move would
-/// not have been legal (a capture was pending) are left out; a few extra candidates would
-/// cost time only, since every candidate is judged by its own successors.
-fn predecessors<R: Rules>(
-    tables: &Tables,
-    pair: &[Material],
-    position: &crate::position::Position<R>,
-    out: &mut Vec<(u8, u32)>,
-) {
-    use crate::board::{Bits, Dir, Geometry};
-    use crate::position::Position;
-    use crate::rules::Color;
+/// Calls `f` with every position (as a placement from its mover's side, so in the twin
+/// slice) from which a quiet move of the side not to move leads to `position`: that side's
+/// last move taken back. A man steps back towards its own side, a king back along a
+/// diagonal over empty squares; positions where that move was not legal (a capture was
+/// pending) are left out. Every quiet move into `position` is found exactly once, which the
+/// counts of [`solve_pair`] rely on.
+#[inline]
+fn for_each_predecessor<R: Rules>(position: &Position<R>, mut f: impl FnMut(&Placement)) {
+    use crate::board::Bits;
     let white = position.pieces(Color::White);
     let black = position.pieces(Color::Black);
     let kings = position.kings();
@@ -117,15 +130,8 @@ fn predecessors<R: Rules>(
         let black = black ^ from ^ to;
         let kings = if king { kings ^ from ^ to } else { kings };
         let before = Position::<R>::from_parts(white, black, kings, Color::Black);
-        if before.has_capture() {
-            return;
-        }
-        let placement = Placement::of(&before);
-        let material = placement.material();
-        if let Some(slot) = pair.iter().position(|&m| m == material)
-            && let Some(slice) = tables.slice(material)
-        {
-            out.push((slot as u8, slice.indexer.index(&placement) as u32));
+        if !can_capture(&before) {
+            f(&Placement::of(&before));
         }
     };
     // Black's men move down (White's up, in every variant with tables): back is up.
@@ -161,7 +167,7 @@ fn parallel_items<T: Sync, O: Send>(
     work: &(dyn Fn(&T, &mut MoveList, &mut Vec<O>) + Sync),
 ) -> Vec<O> {
     let next = AtomicUsize::new(0);
-    let chunk = CHUNK as usize;
+    let chunk = (CHUNK as usize).min(items.len().div_ceil(threads.max(1) * 4).max(64));
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads.max(1))
             .map(|_| {
@@ -188,57 +194,176 @@ fn parallel_items<T: Sync, O: Send>(
     })
 }
 
+/// `need` of a position that can never be lost (a move leaves the pair into a draw or a
+/// loss).
+const NEVER: u8 = 255;
+
+/// The working state of one slice of the pair being solved, besides its values.
+struct Work {
+    /// Moves that stay in the pair whose successor is not known to be won yet.
+    remaining: Vec<AtomicU8>,
+    /// The first pass at which the moves leaving the pair allow a loss (the slowest win
+    /// among them, plus one; 0 when there is none), or [`NEVER`].
+    need: Vec<AtomicU8>,
+    /// One bit per position: a capture is pending (so its value is not stored in the file).
+    captures: Vec<AtomicU64>,
+}
+
+/// What the first pass found for one position, besides what it wrote in [`Work`].
+enum Noted {
+    /// Decided now (no move, or only captures): its value is written; it joins the
+    /// positions decided in this pass, so that its predecessors are looked at then.
+    Decided(u8),
+    /// To be looked at in this pass: a win (odd) through a promotion into a loss, or a loss
+    /// (even) once every move inside the pair leads to a win.
+    Scheduled(u8),
+}
+
 /// Solves one slice and its twin, both already inserted in `tables` as empty slices.
 ///
-/// One full pass finds, for every position, the pass at which the values of the slices
-/// solved before decide it (a capture or crowning into a lost position, or every move
-/// leaving the pair into won ones); after that, pass `k` looks only at those scheduled for
-/// it and at the predecessors of the positions decided in pass `k - 1`. A candidate whose
-/// successors decide it for a later pass is scheduled for that pass.
+/// Retrograde analysis with counts: one pass over every position notes how many of its
+/// moves stay inside the pair (quiet moves that promote nothing) and what the moves that
+/// leave it are worth (captures and promotions, into slices solved before). A position
+/// with a capture pending has only such moves, so it is decided at once, as is one with no
+/// move (`Loss(0)`). Then pass `k` takes the positions decided in pass `k - 1` and walks
+/// their un-moves: after a `Loss(k - 1)` every undecided predecessor is `Win(k)`; after a
+/// `Win(k - 1)` each undecided predecessor counts one more move into a won position, and
+/// the one whose every move is now known to win for the opponent is `Loss(k)`, unless a
+/// move out of the pair wins more slowly, whose pass it then waits for. Every position is
+/// decided by compare-and-swap on its value, so it joins its pass exactly once.
 fn solve_pair<R: Rules>(
     tables: &Tables,
     pair: &[Material],
     threads: usize,
     bar: &ProgressBar,
-) -> Result<(), String> {
+) -> Result<Vec<Vec<AtomicU64>>, String> {
     let slices: Vec<&Arc<Slice>> = pair
         .iter()
         .map(|&m| tables.slice(m).expect("the pair was inserted"))
         .collect();
-    let mut schedule: Vec<Vec<(u8, u32)>> = vec![Vec::new(); 256];
-    // Pass 0 over everything: no move means Loss(0); otherwise note when it is decided.
+    let work: Vec<Work> = slices
+        .iter()
+        .map(|slice| {
+            let size = slice.indexer.size() as usize;
+            Work {
+                remaining: (0..size).map(|_| AtomicU8::new(0)).collect(),
+                need: (0..size).map(|_| AtomicU8::new(0)).collect(),
+                captures: (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            }
+        })
+        .collect();
+    // Positions decided in the first pass (by the pass whose value they hold) and those to
+    // be looked at in a given pass.
+    let mut decided_at: Vec<Vec<(u8, u32)>> = vec![Vec::new(); 256];
+    let mut scheduled: Vec<Vec<(u8, u32)>> = vec![Vec::new(); 256];
     bar.set_message(format!("{} first pass", pair[0]));
+    // White's men are crowned on the first row; those on the second may promote.
+    let next_to_crown =
+        R::Geometry::step(Position::<R>::promotion_row(Color::White), Dir::DownLeft)
+            | R::Geometry::step(Position::<R>::promotion_row(Color::White), Dir::DownRight);
     for (slot, slice) in slices.iter().enumerate() {
         let size = slice.indexer.size();
+        let state = &work[slot];
         let starts: Vec<u64> = (0..size).step_by(CHUNK as usize).collect();
-        let work = |&start: &u64, list: &mut MoveList, out: &mut Vec<(u32, u32)>| {
-            for index in start..(start + CHUNK).min(size) {
-                let position = slice.indexer.placement(index).position::<R>();
-                if let Some(pass) = target_pass::<R>(tables, &position, list) {
-                    out.push((pass, index as u32));
+        let first = |&start: &u64, list: &mut MoveList, out: &mut Vec<(Noted, u32)>| {
+            let end = (start + CHUNK).min(size);
+            let mut walker = Walker::new(&slice.indexer, start);
+            let mut capture_bits = 0u64;
+            for index in start..end {
+                if index > start {
+                    walker.advance();
                 }
+                let position = walker.placement().position::<R>();
+                let i = index as usize;
+                let capture = can_capture(&position);
+                if capture {
+                    capture_bits |= 1 << (index % 64);
+                }
+                if index % 64 == 63 || index + 1 == end {
+                    state.captures[i / 64].store(capture_bits, Ordering::Relaxed);
+                    capture_bits = 0;
+                }
+                if !capture && position.men(Color::White) & next_to_crown == 0 {
+                    // Quiet moves only, none crowning: all stay in the pair.
+                    let moves = position.count_steps();
+                    if moves == 0 {
+                        slice.values[i].store(1, Ordering::Relaxed);
+                        out.push((Noted::Decided(0), index as u32));
+                    }
+                    state.remaining[i].store(moves as u8, Ordering::Relaxed);
+                    continue;
+                }
+                position.legal_moves_into(list);
+                if list.is_empty() {
+                    slice.values[i].store(1, Ordering::Relaxed);
+                    out.push((Noted::Decided(0), index as u32));
+                    continue;
+                }
+                let mut inside = 0u8;
+                let mut quickest_loss: Option<u8> = None;
+                let mut slowest_win = 0u8;
+                let mut draw = false;
+                for mv in list.iter() {
+                    if !mv.is_capture() && !mv.promotes {
+                        inside += 1;
+                        continue;
+                    }
+                    let code = tables.code(&position.play(mv)).unwrap_or(0);
+                    if code == 0 {
+                        draw = true;
+                    } else if code % 2 == 1 {
+                        quickest_loss = Some(quickest_loss.map_or(code, |q| q.min(code)));
+                    } else {
+                        slowest_win = slowest_win.max(code);
+                    }
+                }
+                if capture {
+                    // Every move leaves the pair: the value is known now.
+                    let pass = match quickest_loss {
+                        Some(code) => Some(code),
+                        None if !draw => Some(slowest_win),
+                        None => None,
+                    };
+                    if let Some(pass) = pass {
+                        slice.values[i].store(pass + 1, Ordering::Relaxed);
+                        out.push((Noted::Decided(pass), index as u32));
+                    }
+                    continue;
+                }
+                state.remaining[i].store(inside, Ordering::Relaxed);
+                let need = if let Some(code) = quickest_loss {
+                    out.push((Noted::Scheduled(code), index as u32));
+                    NEVER
+                } else if draw {
+                    NEVER
+                } else {
+                    if slowest_win > 0 {
+                        out.push((Noted::Scheduled(slowest_win), index as u32));
+                    }
+                    slowest_win
+                };
+                state.need[i].store(need, Ordering::Relaxed);
             }
         };
-        for (pass, index) in parallel_items(&starts, threads, &work) {
-            schedule[pass as usize].push((slot as u8, index));
+        for (noted, index) in parallel_items(&starts, threads, &first) {
+            match noted {
+                Noted::Decided(pass) => decided_at[pass as usize].push((slot as u8, index)),
+                Noted::Scheduled(pass) => scheduled[pass as usize].push((slot as u8, index)),
+            }
         }
     }
+    let twin = |slot: u8| if pair.len() == 1 { 0 } else { 1 - slot };
     let mut frontier: Vec<(u8, u32)> = Vec::new();
-    for pass in 0..=255u32 {
-        let mut candidates = std::mem::take(&mut schedule[pass as usize]);
-        if pass > 0 {
-            bar.set_message(format!("{} pass {pass}", pair[0]));
-            let work = |&(slot, index): &(u8, u32), _: &mut MoveList, out: &mut Vec<(u8, u32)>| {
-                let slice = slices[slot as usize];
-                let position = slice.indexer.placement(u64::from(index)).position::<R>();
-                predecessors::<R>(tables, pair, &position, out);
-            };
-            candidates.extend(parallel_items(&frontier, threads, &work));
-        }
-        candidates.sort_unstable();
-        candidates.dedup();
-        if candidates.is_empty() && schedule[pass as usize..].iter().all(|s| s.is_empty()) {
-            return Ok(());
+    for pass in 0..=255usize {
+        let mut decided = std::mem::take(&mut decided_at[pass]);
+        let checks = std::mem::take(&mut scheduled[pass]);
+        if frontier.is_empty()
+            && decided.is_empty()
+            && checks.is_empty()
+            && decided_at[pass..].iter().all(|d| d.is_empty())
+            && scheduled[pass..].iter().all(|s| s.is_empty())
+        {
+            return Ok(work.into_iter().map(|w| w.captures).collect());
         }
         if pass >= 254 {
             return Err(format!(
@@ -246,34 +371,55 @@ fn solve_pair<R: Rules>(
                 pair[0]
             ));
         }
-        let work =
-            |&(slot, index): &(u8, u32), list: &mut MoveList, out: &mut Vec<(u8, u32, u32)>| {
-                let slice = slices[slot as usize];
-                let cell = &slice.values[index as usize];
-                if cell.load(Ordering::Relaxed) != 0 {
-                    return;
-                }
-                let position = slice.indexer.placement(u64::from(index)).position::<R>();
-                match target_pass::<R>(tables, &position, list) {
-                    Some(t) if t == pass => {
-                        cell.store(pass as u8 + 1, Ordering::Relaxed);
-                        out.push((slot, index, pass));
-                    }
-                    Some(t) if t > pass => out.push((slot, index, t)),
-                    _ => {}
+        if pass > 0 {
+            bar.set_message(format!("{} pass {pass}", pair[0]));
+            let code = pass as u8 + 1;
+            let win = pass % 2 == 1;
+            // Decides (slot, index) in this pass unless it was decided before.
+            let decide = |slot: u8, index: u32, out: &mut Vec<(u8, u32)>| {
+                if slices[slot as usize].values[index as usize]
+                    .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    out.push((slot, index));
                 }
             };
-        let results = parallel_items(&candidates, threads, &work);
-        frontier.clear();
-        for (slot, index, t) in results {
-            if t == pass {
-                frontier.push((slot, index));
-            } else if (t as usize) < schedule.len() {
-                schedule[t as usize].push((slot, index));
-            }
+            let walk = |&(slot, index): &(u8, u32), _: &mut MoveList, out: &mut Vec<(u8, u32)>| {
+                let position = slices[slot as usize]
+                    .indexer
+                    .placement(u64::from(index))
+                    .position::<R>();
+                let parent = twin(slot);
+                let slice = slices[parent as usize];
+                let state = &work[parent as usize];
+                for_each_predecessor::<R>(&position, |placement| {
+                    let before = slice.indexer.index(placement) as usize;
+                    if slice.values[before].load(Ordering::Relaxed) != 0 {
+                        return;
+                    }
+                    // After a loss every undecided predecessor wins; after a win, the one
+                    // whose last move inside the pair this was loses, if the moves out of
+                    // the pair allow it now.
+                    if win
+                        || (state.remaining[before].fetch_sub(1, Ordering::Relaxed) == 1
+                            && state.need[before].load(Ordering::Relaxed) as usize <= pass)
+                    {
+                        decide(parent, before as u32, out);
+                    }
+                });
+            };
+            decided.extend(parallel_items(&frontier, threads, &walk));
+            let check = |&(slot, index): &(u8, u32), _: &mut MoveList, out: &mut Vec<(u8, u32)>| {
+                if win || work[slot as usize].remaining[index as usize].load(Ordering::Relaxed) == 0
+                {
+                    decide(slot, index, out);
+                }
+            };
+            decided.extend(parallel_items(&checks, threads, &check));
         }
+        frontier = decided;
     }
-    Ok(())
+    Ok(work.into_iter().map(|w| w.captures).collect())
 }
 
 /// Checks that every successor of every slice of the pair lies in a held slice (a missing
@@ -305,6 +451,18 @@ pub fn generate<R: Rules>(
     max_pieces: usize,
     threads: usize,
     show_progress: bool,
+) -> Result<Report, String> {
+    generate_with::<R>(dir, max_pieces, threads, show_progress, &mut |_| {})
+}
+
+/// [`generate`], calling `on_solved` with each solved slice's line of [`Report::solved`]
+/// (material, positions, seconds, file bytes) as soon as its file is written.
+pub fn generate_with<R: Rules>(
+    dir: &Path,
+    max_pieces: usize,
+    threads: usize,
+    show_progress: bool,
+    on_solved: &mut dyn FnMut(&Solved),
 ) -> Result<Report, String> {
     let family =
         family(R::VARIANT).ok_or_else(|| format!("{} has no endgame tables", R::VARIANT.name()))?;
@@ -345,8 +503,9 @@ pub fn generate<R: Rules>(
             .filter_map(|&m| Tables::load_slice::<R>(dir, m).ok())
             .collect();
         if loaded.len() == pair.len() {
-            for slice in loaded {
+            for mut slice in loaded {
                 longest = longest.max(max_code(&slice));
+                fill_captures::<R>(&tables, &mut slice, threads);
                 tables.insert(Arc::new(slice));
             }
             report.loaded += pair.len();
@@ -360,20 +519,20 @@ pub fn generate<R: Rules>(
         for &m in &pair {
             check_successors_covered::<R>(&tables, m)?;
         }
-        solve_pair::<R>(&tables, &pair, threads, &bar)?;
+        let captures = solve_pair::<R>(&tables, &pair, threads, &bar)?;
         let seconds = pair_started.elapsed().as_secs_f64() / pair.len() as f64;
-        for &m in &pair {
+        for (&m, captures) in pair.iter().zip(&captures) {
             let slice = tables.slice(m).expect("inserted");
             let mut codes = slice.codes();
             longest = longest.max(codes.iter().map(|&c| u32::from(c)).max().unwrap_or(0));
-            blank_captures::<R>(&slice.indexer, &mut codes);
+            blank_captures(captures, &mut codes);
             let bytes = encode(R::VARIANT, m, &codes);
             let path = slice_path(dir, family, m);
             write_atomically(&path, &bytes)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            report
-                .solved
-                .push((m, slice.indexer.size(), seconds, bytes.len()));
+            let line = (m, slice.indexer.size(), seconds, bytes.len());
+            bar.suspend(|| on_solved(&line));
+            report.solved.push(line);
         }
         bar.inc(size);
     }
@@ -382,23 +541,48 @@ pub fn generate<R: Rules>(
     Ok(report)
 }
 
-/// Gives each position with a capture pending the value of the position before it: those
-/// values are never read from a file (a lookup works them out from the successors, which lie
-/// in smaller slices), so copying the neighbour only lengthens the runs the file codes. The
-/// same "don't care" trick as Chinook's and Kingsrow's databases (Schaeffer et al. 2003).
-fn blank_captures<R: Rules>(indexer: &Indexer, codes: &mut [u8]) {
+/// Gives each position with a capture pending (a bit of `captures`) the value of the
+/// position before it: those values are never read from a file (a lookup works them out
+/// from the successors, which lie in smaller slices), so copying the neighbour only
+/// lengthens the runs the file codes. The same "don't care" trick as Chinook's and
+/// Kingsrow's databases (Schaeffer et al. 2003).
+fn blank_captures(captures: &[AtomicU64], codes: &mut [u8]) {
     let mut previous = 0;
     for (index, code) in codes.iter_mut().enumerate() {
-        if indexer
-            .placement(index as u64)
-            .position::<R>()
-            .has_capture()
-        {
+        if captures[index / 64].load(Ordering::Relaxed) >> (index % 64) & 1 != 0 {
             *code = previous;
         } else {
             previous = *code;
         }
     }
+}
+
+/// Works out, once, the value of every position of a slice loaded from a file that has a
+/// capture pending (not stored there, see [`blank_captures`]) from its successors, which
+/// lie in smaller slices already held, and marks the slice complete: the generator's
+/// lookups into it are then one index each, never a search of the successors.
+fn fill_captures<R: Rules>(tables: &Tables, slice: &mut Slice, threads: usize) {
+    let filled: &Slice = slice;
+    let size = filled.indexer.size();
+    let starts: Vec<u64> = (0..size).step_by(CHUNK as usize).collect();
+    let work = |&start: &u64, _: &mut MoveList, _: &mut Vec<()>| {
+        let mut walker = Walker::new(&filled.indexer, start);
+        for index in start..(start + CHUNK).min(size) {
+            if index > start {
+                walker.advance();
+            }
+            let position = walker.placement().position::<R>();
+            if can_capture(&position)
+                && let Some(code) = tables
+                    .value_from_successors(&position)
+                    .and_then(Value::code)
+            {
+                filled.values[index as usize].store(code, Ordering::Relaxed);
+            }
+        }
+    };
+    parallel_items(&starts, threads, &work);
+    slice.captures_stored = true;
 }
 
 fn max_code(slice: &Slice) -> u32 {

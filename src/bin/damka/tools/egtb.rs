@@ -2,13 +2,13 @@
 
 use clap::Subcommand;
 use damka::egtb::convert::convert_wins;
-use damka::egtb::generate::{generate, verify};
+use damka::egtb::generate::{Solved, generate_with, verify};
 use damka::egtb::probe::Tables;
 use damka::egtb::{family, positions_with};
 use damka::notation::fen::parse_fen;
 use damka::rules::{Rules, Variant};
 use damka::with_variant;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 /// The steps of `damka egtb`.
@@ -182,11 +182,18 @@ fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize) -> i32 {
         return 2;
     }
     let progress = std::io::stderr().is_terminal();
-    match generate::<R>(dir, pieces, threads, progress) {
+    // Each slice's line as soon as its file is written, flushed: a long run shows its
+    // progress in a log too.
+    let mut print_slice = |&(material, positions, seconds, bytes): &Solved| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "{material}: {positions} positions, {seconds:.2} s, {bytes} bytes"
+        );
+        let _ = out.flush();
+    };
+    match generate_with::<R>(dir, pieces, threads, progress, &mut print_slice) {
         Ok(report) => {
-            for (material, positions, seconds, bytes) in &report.solved {
-                println!("{material}: {positions} positions, {seconds:.2} s, {bytes} bytes");
-            }
             let positions: u64 = report.solved.iter().map(|s| s.1).sum();
             let bytes: usize = report.solved.iter().map(|s| s.3).sum();
             println!(
