@@ -17,9 +17,9 @@
 
 use super::file::{encode, slice_path, write_atomically};
 use super::probe::{Slice, Tables};
-use super::{Indexer, Material, Placement, Value, Walker, family};
+use super::{Indexer, Material, Placement, Value, Walker, bits_of, family, turned};
 use crate::board::{Dir, Geometry};
-use crate::movegen::MoveList;
+use crate::movegen::{MoveList, king_reach};
 use crate::position::Position;
 use crate::rules::{Color, Rules};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -79,15 +79,33 @@ pub fn can_capture<R: Rules>(position: &Position<R>) -> bool {
     }
     let us = position.side_to_move();
     let them = position.pieces(us.opponent());
+    first_jump::<R>(
+        position.men(us),
+        position.kings_of(us),
+        them,
+        them & position.kings(),
+        position.empty(),
+        Position::<R>::moves_up(us),
+    )
+}
+
+/// [`can_capture`] on bitboards: the mover's `men` and `kings` (moving up the board when
+/// `up`), the opponent's pieces `them`, of which `their_kings` are kings. Diagonal captures
+/// only (every variant with tables).
+#[inline(always)]
+fn first_jump<R: Rules>(
+    men: u64,
+    kings: u64,
+    them: u64,
+    their_kings: u64,
+    empty: u64,
+    up: bool,
+) -> bool {
     let man_targets = if R::MEN_CAPTURE_KINGS {
         them
     } else {
-        them & !position.kings()
+        them & !their_kings
     };
-    let empty = position.empty();
-    let men = position.men(us);
-    let kings = position.kings_of(us);
-    let up = Position::<R>::moves_up(us);
     for dir in Dir::ALL {
         let forward = matches!(dir, Dir::UpLeft | Dir::UpRight) == up;
         if (forward || R::MEN_CAPTURE_BACKWARD)
@@ -114,46 +132,70 @@ pub fn can_capture<R: Rules>(position: &Position<R>) -> bool {
 }
 
 /// Calls `f` with every position (as a placement from its mover's side, so in the twin
-/// slice) from which a quiet move of the side not to move leads to `position`: that side's
-/// last move taken back. A man steps back towards its own side, a king back along a
-/// diagonal over empty squares; positions where that move was not legal (a capture was
-/// pending) are left out. Every quiet move into `position` is found exactly once, which the
-/// counts of [`solve_pair`] rely on.
+/// slice) from which a quiet move of the side not to move leads to `child` (White to
+/// move): that side's last move taken back. A man steps back towards its own side, a king
+/// back along a diagonal over empty squares; positions where that move was not legal (a
+/// capture was pending) are left out. Every quiet move into `child` is found exactly once,
+/// which the counts of [`solve_pair`] rely on. Works on bitboards: no position is built.
 #[inline]
-fn for_each_predecessor<R: Rules>(position: &Position<R>, mut f: impl FnMut(&Placement)) {
+fn for_each_predecessor<R: Rules>(child: &Placement, mut f: impl FnMut(&Placement)) {
     use crate::board::Bits;
-    let white = position.pieces(Color::White);
-    let black = position.pieces(Color::Black);
-    let kings = position.kings();
-    let empty = position.empty();
-    let mut push = |from: u64, to: u64, king: bool| {
-        let black = black ^ from ^ to;
-        let kings = if king { kings ^ from ^ to } else { kings };
-        let before = Position::<R>::from_parts(white, black, kings, Color::Black);
-        if !can_capture(&before) {
-            f(&Placement::of(&before));
-        }
+    type G<R> = <R as Rules>::Geometry;
+    let n = G::<R>::SQUARES;
+    let white_kings = bits_of::<G<R>>(child.white_kings);
+    let white = bits_of::<G<R>>(child.white_men) | white_kings;
+    let black_men = bits_of::<G<R>>(child.black_men);
+    let black_kings = bits_of::<G<R>>(child.black_kings);
+    let empty = G::<R>::BOARD & !(white | black_men | black_kings);
+    // The predecessor seen from Black, its mover: turned, colours swapped.
+    let base = Placement {
+        white_men: turned(child.black_men, n),
+        white_kings: turned(child.black_kings, n),
+        black_men: turned(child.white_men, n),
+        black_kings: turned(child.white_kings, n),
     };
-    // Black's men move down (White's up, in every variant with tables): back is up.
-    for bit in Bits(position.men(Color::Black)) {
+    let mut push = |from: u64, to: u64, king: bool| {
+        let moved = from | to;
+        let (men, kings) = if king {
+            (black_men, black_kings ^ moved)
+        } else {
+            (black_men ^ moved, black_kings)
+        };
+        // Black moves down (White up, in every variant with tables).
+        if first_jump::<R>(men, kings, white, white_kings, empty ^ moved, false) {
+            return;
+        }
+        let square =
+            |bit: u64| n - 1 - usize::from(G::<R>::SQUARE_OF[bit.trailing_zeros() as usize]);
+        let turned_moved = (1u64 << square(from)) | (1u64 << square(to));
+        let mut parent = base;
+        if king {
+            parent.white_kings ^= turned_moved;
+        } else {
+            parent.white_men ^= turned_moved;
+        }
+        f(&parent);
+    };
+    // Black's men move down: back is up.
+    for bit in Bits(black_men) {
         let at = 1u64 << bit;
         for dir in Dir::UP {
-            let from = R::Geometry::step(at, dir);
+            let from = G::<R>::step(at, dir);
             if from & empty != 0 {
-                push(at, from, false);
+                push(from, at, false);
             }
         }
     }
-    for bit in Bits(position.kings_of(Color::Black)) {
+    for bit in Bits(black_kings) {
         let at = 1u64 << bit;
         for dir in Dir::ALL {
-            let mut from = R::Geometry::step(at, dir);
+            let mut from = G::<R>::step(at, dir);
             while from & empty != 0 {
-                push(at, from, true);
+                push(from, at, true);
                 if !R::FLYING_KINGS {
                     break;
                 }
-                from = R::Geometry::step(from, dir);
+                from = G::<R>::step(from, dir);
             }
         }
     }
@@ -237,6 +279,7 @@ fn solve_pair<R: Rules>(
     threads: usize,
     bar: &ProgressBar,
 ) -> Result<Vec<Vec<AtomicU64>>, String> {
+    type G<R> = <R as Rules>::Geometry;
     let slices: Vec<&Arc<Slice>> = pair
         .iter()
         .map(|&m| tables.slice(m).expect("the pair was inserted"))
@@ -252,20 +295,27 @@ fn solve_pair<R: Rules>(
             }
         })
         .collect();
+    // A position of the pair in a list: its slot in bit 63 over its packed placement
+    // ([`Placement::pack`]), so that walking its un-moves needs no unranking.
+    let entry = |slot: usize, placement: &Placement| (slot as u64) << 63 | placement.pack();
+    let open = |entry: u64| {
+        let slot = (entry >> 63) as usize;
+        (slot, Placement::unpack(entry & !(1 << 63), pair[slot]))
+    };
     // Positions decided in the first pass (by the pass whose value they hold) and those to
     // be looked at in a given pass.
-    let mut decided_at: Vec<Vec<(u8, u32)>> = vec![Vec::new(); 256];
-    let mut scheduled: Vec<Vec<(u8, u32)>> = vec![Vec::new(); 256];
+    let mut decided_at: Vec<Vec<u64>> = vec![Vec::new(); 256];
+    let mut scheduled: Vec<Vec<u64>> = vec![Vec::new(); 256];
     bar.set_message(format!("{} first pass", pair[0]));
     // White's men are crowned on the first row; those on the second may promote.
+    let crowning = Position::<R>::promotion_row(Color::White);
     let next_to_crown =
-        R::Geometry::step(Position::<R>::promotion_row(Color::White), Dir::DownLeft)
-            | R::Geometry::step(Position::<R>::promotion_row(Color::White), Dir::DownRight);
+        G::<R>::step(crowning, Dir::DownLeft) | G::<R>::step(crowning, Dir::DownRight);
     for (slot, slice) in slices.iter().enumerate() {
         let size = slice.indexer.size();
         let state = &work[slot];
         let starts: Vec<u64> = (0..size).step_by(CHUNK as usize).collect();
-        let first = |&start: &u64, list: &mut MoveList, out: &mut Vec<(Noted, u32)>| {
+        let first = |&start: &u64, list: &mut MoveList, out: &mut Vec<(Noted, u64)>| {
             let end = (start + CHUNK).min(size);
             let mut walker = Walker::new(&slice.indexer, start);
             let mut capture_bits = 0u64;
@@ -273,9 +323,14 @@ fn solve_pair<R: Rules>(
                 if index > start {
                     walker.advance();
                 }
-                let position = walker.placement().position::<R>();
+                let placement = walker.placement();
                 let i = index as usize;
-                let capture = can_capture(&position);
+                let men = bits_of::<G<R>>(placement.white_men);
+                let kings = bits_of::<G<R>>(placement.white_kings);
+                let their_kings = bits_of::<G<R>>(placement.black_kings);
+                let them = bits_of::<G<R>>(placement.black_men) | their_kings;
+                let empty = G::<R>::BOARD & !(men | kings | them);
+                let capture = first_jump::<R>(men, kings, them, their_kings, empty, true);
                 if capture {
                     capture_bits |= 1 << (index % 64);
                 }
@@ -283,20 +338,23 @@ fn solve_pair<R: Rules>(
                     state.captures[i / 64].store(capture_bits, Ordering::Relaxed);
                     capture_bits = 0;
                 }
-                if !capture && position.men(Color::White) & next_to_crown == 0 {
+                if !capture && men & next_to_crown == 0 {
                     // Quiet moves only, none crowning: all stay in the pair.
-                    let moves = position.count_steps();
+                    let moves = (G::<R>::step(men, Dir::UpLeft) & empty).count_ones()
+                        + (G::<R>::step(men, Dir::UpRight) & empty).count_ones()
+                        + king_reach::<R>(kings, empty);
                     if moves == 0 {
                         slice.values[i].store(1, Ordering::Relaxed);
-                        out.push((Noted::Decided(0), index as u32));
+                        out.push((Noted::Decided(0), entry(slot, placement)));
                     }
                     state.remaining[i].store(moves as u8, Ordering::Relaxed);
                     continue;
                 }
+                let position = placement.position::<R>();
                 position.legal_moves_into(list);
                 if list.is_empty() {
                     slice.values[i].store(1, Ordering::Relaxed);
-                    out.push((Noted::Decided(0), index as u32));
+                    out.push((Noted::Decided(0), entry(slot, placement)));
                     continue;
                 }
                 let mut inside = 0u8;
@@ -326,34 +384,34 @@ fn solve_pair<R: Rules>(
                     };
                     if let Some(pass) = pass {
                         slice.values[i].store(pass + 1, Ordering::Relaxed);
-                        out.push((Noted::Decided(pass), index as u32));
+                        out.push((Noted::Decided(pass), entry(slot, placement)));
                     }
                     continue;
                 }
                 state.remaining[i].store(inside, Ordering::Relaxed);
                 let need = if let Some(code) = quickest_loss {
-                    out.push((Noted::Scheduled(code), index as u32));
+                    out.push((Noted::Scheduled(code), entry(slot, placement)));
                     NEVER
                 } else if draw {
                     NEVER
                 } else {
                     if slowest_win > 0 {
-                        out.push((Noted::Scheduled(slowest_win), index as u32));
+                        out.push((Noted::Scheduled(slowest_win), entry(slot, placement)));
                     }
                     slowest_win
                 };
                 state.need[i].store(need, Ordering::Relaxed);
             }
         };
-        for (noted, index) in parallel_items(&starts, threads, &first) {
+        for (noted, entry) in parallel_items(&starts, threads, &first) {
             match noted {
-                Noted::Decided(pass) => decided_at[pass as usize].push((slot as u8, index)),
-                Noted::Scheduled(pass) => scheduled[pass as usize].push((slot as u8, index)),
+                Noted::Decided(pass) => decided_at[pass as usize].push(entry),
+                Noted::Scheduled(pass) => scheduled[pass as usize].push(entry),
             }
         }
     }
-    let twin = |slot: u8| if pair.len() == 1 { 0 } else { 1 - slot };
-    let mut frontier: Vec<(u8, u32)> = Vec::new();
+    let twin = |slot: usize| if pair.len() == 1 { 0 } else { 1 - slot };
+    let mut frontier: Vec<u64> = Vec::new();
     for pass in 0..=255usize {
         let mut decided = std::mem::take(&mut decided_at[pass]);
         let checks = std::mem::take(&mut scheduled[pass]);
@@ -375,24 +433,21 @@ fn solve_pair<R: Rules>(
             bar.set_message(format!("{} pass {pass}", pair[0]));
             let code = pass as u8 + 1;
             let win = pass % 2 == 1;
-            // Decides (slot, index) in this pass unless it was decided before.
-            let decide = |slot: u8, index: u32, out: &mut Vec<(u8, u32)>| {
-                if slices[slot as usize].values[index as usize]
+            // Decides a position in this pass unless it was decided before.
+            let decide = |slot: usize, index: usize, placement: &Placement, out: &mut Vec<u64>| {
+                if slices[slot].values[index]
                     .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed)
                     .is_ok()
                 {
-                    out.push((slot, index));
+                    out.push(entry(slot, placement));
                 }
             };
-            let walk = |&(slot, index): &(u8, u32), _: &mut MoveList, out: &mut Vec<(u8, u32)>| {
-                let position = slices[slot as usize]
-                    .indexer
-                    .placement(u64::from(index))
-                    .position::<R>();
+            let walk = |&decided: &u64, _: &mut MoveList, out: &mut Vec<u64>| {
+                let (slot, child) = open(decided);
                 let parent = twin(slot);
-                let slice = slices[parent as usize];
-                let state = &work[parent as usize];
-                for_each_predecessor::<R>(&position, |placement| {
+                let slice = slices[parent];
+                let state = &work[parent];
+                for_each_predecessor::<R>(&child, |placement| {
                     let before = slice.indexer.index(placement) as usize;
                     if slice.values[before].load(Ordering::Relaxed) != 0 {
                         return;
@@ -404,15 +459,16 @@ fn solve_pair<R: Rules>(
                         || (state.remaining[before].fetch_sub(1, Ordering::Relaxed) == 1
                             && state.need[before].load(Ordering::Relaxed) as usize <= pass)
                     {
-                        decide(parent, before as u32, out);
+                        decide(parent, before, placement, out);
                     }
                 });
             };
             decided.extend(parallel_items(&frontier, threads, &walk));
-            let check = |&(slot, index): &(u8, u32), _: &mut MoveList, out: &mut Vec<(u8, u32)>| {
-                if win || work[slot as usize].remaining[index as usize].load(Ordering::Relaxed) == 0
-                {
-                    decide(slot, index, out);
+            let check = |&scheduled: &u64, _: &mut MoveList, out: &mut Vec<u64>| {
+                let (slot, placement) = open(scheduled);
+                let index = slices[slot].indexer.index(&placement) as usize;
+                if win || work[slot].remaining[index].load(Ordering::Relaxed) == 0 {
+                    decide(slot, index, &placement, out);
                 }
             };
             decided.extend(parallel_items(&checks, threads, &check));

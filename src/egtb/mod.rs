@@ -285,29 +285,48 @@ pub struct Placement {
     pub black_kings: u64,
 }
 
-/// Square-index mask of a ghost-layout bitboard.
+/// Square-index mask of a ghost-layout bitboard. On a board with ghost bits (one after
+/// every two rows) each two rows' squares are one run of bits, moved by one shift.
 #[inline(always)]
-fn squares_of<G: Geometry>(bits: Bitboard) -> u64 {
+pub fn squares_of<G: Geometry>(bits: Bitboard) -> u64 {
+    if G::PER_ROW == G::SIZE {
+        let mut set = 0;
+        for bit in Bits(bits) {
+            set |= 1u64 << G::SQUARE_OF[bit as usize];
+        }
+        return set;
+    }
+    let pair = 2 * G::PER_ROW;
+    let run = (1u64 << pair) - 1;
     let mut set = 0;
-    for bit in Bits(bits) {
-        set |= 1u64 << G::SQUARE_OF[bit as usize];
+    for group in 0..G::SQUARES / pair {
+        set |= ((bits >> (group * (pair + 1))) & run) << (group * pair);
     }
     set
 }
 
-/// Ghost-layout bitboard of a square-index mask.
+/// Ghost-layout bitboard of a square-index mask (see [`squares_of`]).
 #[inline(always)]
-fn bits_of<G: Geometry>(squares: u64) -> Bitboard {
+pub fn bits_of<G: Geometry>(squares: u64) -> Bitboard {
+    if G::PER_ROW == G::SIZE {
+        let mut set = 0;
+        for square in Bits(squares) {
+            set |= 1u64 << G::BIT_OF[square as usize];
+        }
+        return set;
+    }
+    let pair = 2 * G::PER_ROW;
+    let run = (1u64 << pair) - 1;
     let mut set = 0;
-    for square in Bits(squares) {
-        set |= 1u64 << G::BIT_OF[square as usize];
+    for group in 0..G::SQUARES / pair {
+        set |= ((squares >> (group * pair)) & run) << (group * (pair + 1));
     }
     set
 }
 
 /// The square mask turned by 180 degrees (square s becomes SQUARES - 1 - s).
 #[inline(always)]
-fn turned(squares: u64, count: usize) -> u64 {
+pub fn turned(squares: u64, count: usize) -> u64 {
     squares.reverse_bits() >> (64 - count)
 }
 
@@ -347,6 +366,51 @@ impl Placement {
         let black = bits_of::<G<R>>(self.black_men | self.black_kings);
         let kings = bits_of::<G<R>>(self.white_kings | self.black_kings);
         Position::from_parts(white, black, kings, Color::White)
+    }
+
+    /// The squares as 6-bit numbers, white men first, then white kings, black men and black
+    /// kings, each set from its lowest square (48 bits for 8 pieces); [`Placement::unpack`]
+    /// reads it back given the material.
+    #[inline]
+    pub fn pack(&self) -> u64 {
+        let mut code = 0;
+        let mut shift = 0;
+        for set in [
+            self.white_men,
+            self.white_kings,
+            self.black_men,
+            self.black_kings,
+        ] {
+            for square in Bits(set) {
+                code |= u64::from(square) << shift;
+                shift += 6;
+            }
+        }
+        code
+    }
+
+    /// The placement of [`Placement::pack`]'s code for a slice of `material`.
+    #[inline]
+    pub fn unpack(mut code: u64, material: Material) -> Placement {
+        let mut sets = [0u64; 4];
+        let counts = [
+            material.white_men,
+            material.white_kings,
+            material.black_men,
+            material.black_kings,
+        ];
+        for (set, &count) in sets.iter_mut().zip(&counts) {
+            for _ in 0..count {
+                *set |= 1u64 << (code & 63);
+                code >>= 6;
+            }
+        }
+        Placement {
+            white_men: sets[0],
+            white_kings: sets[1],
+            black_men: sets[2],
+            black_kings: sets[3],
+        }
     }
 
     /// The material.
@@ -652,6 +716,27 @@ mod tests {
             }
         }
         assert_eq!(index, indexer.size(), "{material}");
+    }
+
+    #[test]
+    fn packs_and_square_maps_round_trip() {
+        for m in Material::all::<International>(4) {
+            let indexer = Indexer::new::<International>(m);
+            let step = (indexer.size() / 300).max(1);
+            let mut index = 0;
+            while index < indexer.size() {
+                let p = indexer.placement(index);
+                assert_eq!(Placement::unpack(p.pack(), m), p);
+                let position = p.position::<International>();
+                assert_eq!(Placement::of(&position), p);
+                index += step;
+            }
+        }
+        type G = <English as Rules>::Geometry;
+        for square in 0..32 {
+            assert_eq!(bits_of::<G>(1 << square), 1 << G::BIT_OF[square]);
+            assert_eq!(squares_of::<G>(1 << G::BIT_OF[square]), 1 << square);
+        }
     }
 
     #[test]
