@@ -236,6 +236,38 @@ fn parallel_items<T: Sync, O: Send>(
     })
 }
 
+/// Runs `work` on batches of at most `batch` items of `items` on `threads` threads; each
+/// thread's outputs are gathered.
+fn parallel_batches<T: Sync, O: Send>(
+    items: &[T],
+    threads: usize,
+    batch: usize,
+    work: &(dyn Fn(&[T], &mut Vec<O>) + Sync),
+) -> Vec<O> {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let start = next.fetch_add(batch, Ordering::Relaxed);
+                        if start >= items.len() {
+                            break;
+                        }
+                        work(&items[start..(start + batch).min(items.len())], &mut out);
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a generator thread"))
+            .collect()
+    })
+}
+
 /// `need` of a position that can never be lost (a move leaves the pair into a draw or a
 /// loss).
 const NEVER: u8 = 255;
@@ -442,28 +474,60 @@ fn solve_pair<R: Rules>(
                     out.push(entry(slot, placement));
                 }
             };
-            let walk = |&decided: &u64, _: &mut MoveList, out: &mut Vec<u64>| {
-                let (slot, child) = open(decided);
-                let parent = twin(slot);
-                let slice = slices[parent];
-                let state = &work[parent];
-                for_each_predecessor::<R>(&child, |placement| {
-                    let before = slice.indexer.index(placement) as usize;
-                    if slice.values[before].load(Ordering::Relaxed) != 0 {
-                        return;
+            // The un-moves of a batch of positions are listed first and their values read
+            // in one loop, whose loads (mostly cache misses in a large slice) overlap; only
+            // then is each predecessor judged.
+            let walk = |batch: &[u64], out: &mut Vec<u64>| {
+                let mut found: Vec<(usize, u64)> = Vec::with_capacity(batch.len() * 16);
+                for &decided in batch {
+                    let (slot, child) = open(decided);
+                    let parent = twin(slot);
+                    let indexer = &slices[parent].indexer;
+                    for_each_predecessor::<R>(&child, |placement| {
+                        found.push((indexer.index(placement) as usize, entry(parent, placement)));
+                    });
+                }
+                let values: Vec<u8> = found
+                    .iter()
+                    .map(|&(index, entry)| {
+                        slices[(entry >> 63) as usize].values[index].load(Ordering::Relaxed)
+                    })
+                    .collect();
+                if !win {
+                    // The same for the counts of the undecided ones.
+                    let counts: u32 = found
+                        .iter()
+                        .zip(&values)
+                        .filter(|&(_, &value)| value == 0)
+                        .map(|(&(index, entry), _)| {
+                            let state = &work[(entry >> 63) as usize];
+                            u32::from(state.remaining[index].load(Ordering::Relaxed))
+                                + u32::from(state.need[index].load(Ordering::Relaxed))
+                        })
+                        .sum();
+                    std::hint::black_box(counts);
+                }
+                for (&(index, entry), &value) in found.iter().zip(&values) {
+                    if value != 0 {
+                        continue;
                     }
+                    let parent = (entry >> 63) as usize;
+                    let state = &work[parent];
                     // After a loss every undecided predecessor wins; after a win, the one
                     // whose last move inside the pair this was loses, if the moves out of
                     // the pair allow it now.
-                    if win
-                        || (state.remaining[before].fetch_sub(1, Ordering::Relaxed) == 1
-                            && state.need[before].load(Ordering::Relaxed) as usize <= pass)
+                    if (win
+                        || (state.remaining[index].fetch_sub(1, Ordering::Relaxed) == 1
+                            && state.need[index].load(Ordering::Relaxed) as usize <= pass))
+                        && slices[parent].values[index]
+                            .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed)
+                            .is_ok()
                     {
-                        decide(parent, before, placement, out);
+                        out.push(entry);
                     }
-                });
+                }
             };
-            decided.extend(parallel_items(&frontier, threads, &walk));
+            decided.extend(parallel_batches(&frontier, threads, 64, &walk));
             let check = |&scheduled: &u64, _: &mut MoveList, out: &mut Vec<u64>| {
                 let (slot, placement) = open(scheduled);
                 let index = slices[slot].indexer.index(&placement) as usize;
