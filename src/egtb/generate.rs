@@ -9,8 +9,9 @@
 //! analysis (Thompson 1986): values appear in order of distance, so each is the exact
 //! distance to the end of the game, and a pass only ever writes values of one parity, so
 //! threads reading values written in the same pass see nothing that could change their
-//! answer. Which positions a pass looks at is told by un-moves and by a first full pass (see
-//! [`solve_pair`]); positions never decided are draws.
+//! answer. A pass walks the un-moves of the positions decided in the pass before, and each
+//! position counts its moves not yet known to lose (see [`solve_pair`]); positions never
+//! decided are draws.
 //!
 //! A pair is written to disk (atomically) as soon as it is solved; a later run loads the
 //! slices whose files are present and valid and goes on with the rest.
