@@ -209,31 +209,12 @@ fn parallel_items<T: Sync, O: Send>(
     threads: usize,
     work: &(dyn Fn(&T, &mut MoveList, &mut Vec<O>) + Sync),
 ) -> Vec<O> {
-    let next = AtomicUsize::new(0);
     let chunk = (CHUNK as usize).min(items.len().div_ceil(threads.max(1) * 4).max(64));
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads.max(1))
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut list = MoveList::new();
-                    let mut out = Vec::new();
-                    loop {
-                        let start = next.fetch_add(chunk, Ordering::Relaxed);
-                        if start >= items.len() {
-                            break;
-                        }
-                        for item in &items[start..(start + chunk).min(items.len())] {
-                            work(item, &mut list, &mut out);
-                        }
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a generator thread"))
-            .collect()
+    parallel_batches(items, threads, chunk, &|batch, out| {
+        let mut list = MoveList::new();
+        for item in batch {
+            work(item, &mut list, out);
+        }
     })
 }
 
