@@ -14,6 +14,9 @@ pub const INTERNATIONAL_FILE: &[u8] = include_bytes!("data/international.dkw");
 /// The English weights file.
 pub const ENGLISH_FILE: &[u8] = include_bytes!("data/english.dkw");
 
+/// The Russian weights file (also Brazilian and Pool).
+pub const RUSSIAN_FILE: &[u8] = include_bytes!("data/russian.dkw");
+
 static INTERNATIONAL: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(INTERNATIONAL_FILE, 10)
         .expect("the built-in international weights file is valid")
@@ -23,12 +26,20 @@ static ENGLISH: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(ENGLISH_FILE, 8).expect("the built-in English weights file is valid")
 });
 
+static RUSSIAN: LazyLock<Patterns> = LazyLock::new(|| {
+    Patterns::from_bytes(RUSSIAN_FILE, 8).expect("the built-in Russian weights file is valid")
+});
+
 /// The built-in block tables of `variant`, or `None` where it has none.
 #[inline(always)]
 pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
     match variant {
-        Variant::International => Some(&INTERNATIONAL),
+        // Breakthrough plays international draughts to the first king: the same formations.
+        Variant::International | Variant::Breakthrough => Some(&INTERNATIONAL),
         Variant::English => Some(&ENGLISH),
+        // Brazilian and Pool men move and capture as Russian men do; only the choice among
+        // captures and the promotion during a capture differ.
+        Variant::Russian | Variant::Brazilian | Variant::Pool => Some(&RUSSIAN),
         _ => None,
     }
 }
@@ -49,6 +60,7 @@ mod tests {
                 &weights::INTERNATIONAL,
             ),
             (Variant::English, ENGLISH_FILE, 8, &weights::ENGLISH),
+            (Variant::Russian, RUSSIAN_FILE, 8, &weights::RUSSIAN),
         ];
         for (variant, file, family, compiled) in files {
             let patterns = for_variant(variant).expect("the variant has tables");

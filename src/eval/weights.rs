@@ -16,7 +16,8 @@
 //! then `damka tune patterns` together with the block tables of the pattern evaluation:
 //! [`INTERNATIONAL`] and `src/eval/data/international.dkw`); so is the English set, by
 //! `damka tune patterns` from [`ENGLISH_HAND_SET`] ([`ENGLISH`] and
-//! `src/eval/data/english.dkw`). The other defaults are hand-set starting points, not tuned: the king values follow the usual
+//! `src/eval/data/english.dkw`), and the Russian set, shared by Brazilian and Pool ([`RUSSIAN`]
+//! and `src/eval/data/russian.dkw`). The other defaults are hand-set starting points, not tuned: the king values follow the usual
 //! rules of thumb of each game (Russian king two and a half to three men, checkers king about
 //! one and a half; the hand-set international king was about three), the rest are small
 //! positional nudges chosen so that no combination of them outweighs a man.
@@ -172,7 +173,7 @@ weights_struct! {
 }
 
 /// International draughts (10x10, flying kings), the linear evaluation before the block
-/// tables (still the base of Frisian and breakthrough): tuned by Texel's method (docs/bench.md,
+/// tables (still the base of Frisian): tuned by Texel's method (docs/bench.md,
 /// "Tuned evaluation"). First fitted from [`INTERNATIONAL_HAND_SET`] on 2026-11-23 (323,778
 /// positions of 3000 depth-6 games; held-out error 0.08638 -> 0.08394), then refitted the
 /// same day with the column, locked-men and supported-men terms added (all three started at
@@ -303,7 +304,7 @@ pub const INTERNATIONAL_HAND_SET: Weights = Weights {
     king_parity_divisor: 2,
 };
 
-/// Flying kings on 8x8: Russian, Brazilian, Pool, Spanish, Czech.
+/// Flying kings on 8x8, hand-set: Spanish and Czech (and the start of the Russian fit).
 pub const FLYING_8X8: Weights = Weights {
     man: 100,
     king_opening: 240,
@@ -332,6 +333,45 @@ pub const FLYING_8X8: Weights = Weights {
     locked_men_endgame: 0,
     supported_men_endgame: 0,
     side_to_move: 5,
+    drawish_pieces: 2,
+    drawish_pieces_diagonal: 3,
+    drawish_divisor: 8,
+    king_parity_divisor: 2,
+};
+
+/// Russian draughts (8x8, flying kings, men capture backwards), also Brazilian and Pool
+/// checkers: the linear part of the built-in weights file `src/eval/data/russian.dkw`,
+/// fitted by `damka tune patterns` from [`FLYING_8X8`] together with the block tables on
+/// 3.6 M Russian self-play positions (docs/bench.md, "Russian, Brazilian and Pool with block
+/// tables"); written here by `scripts/weights_const.py` so that the compiler can fold them.
+pub const RUSSIAN: Weights = Weights {
+    man: 100,
+    king_opening: 329,
+    king_endgame: 74,
+    first_king: 343,
+    advance_opening: [89, 92, 13, 0, -14, -13, 25, 0, 0, 0],
+    advance_endgame: [-7, -14, 13, 18, 0, 33, 30, 0, 0, 0],
+    tempo_opening: 41,
+    tempo_endgame: 0,
+    back_rank: 50,
+    centre: -42,
+    balance: 15,
+    mobility: 22,
+    king_mobility: 3,
+    runaway: [123, 56, 48],
+    king_main_diagonal: -39,
+    king_centre: -15,
+    column: [-6, -10, 11, 36, 32, 20, 45, 24, 0, 0],
+    locked_men: 23,
+    supported_men: -8,
+    back_rank_endgame: -34,
+    centre_endgame: 44,
+    balance_endgame: -68,
+    mobility_endgame: 5,
+    column_endgame: [-16, -5, 29, 19, -1, 17, -30, -30, 0, 0],
+    locked_men_endgame: 3,
+    supported_men_endgame: -3,
+    side_to_move: 8,
     drawish_pieces: 2,
     drawish_pieces_diagonal: 3,
     drawish_divisor: 8,
@@ -428,12 +468,13 @@ pub const TOWERS: Weights = Weights {
     ..ENGLISH_HAND_SET
 };
 
-/// Breakthrough: the international set, with a man whose way to the last row is clear worth
-/// close to the game (the first king wins), in place of the few tenths of a man it is worth
-/// when a king is only a strong piece.
+/// Breakthrough: the international set fitted with the block tables (which breakthrough
+/// shares), with a man whose way to the last row is clear worth close to the game (the first
+/// king wins), in place of the few tenths of a man it is worth when a king is only a strong
+/// piece.
 pub const BREAKTHROUGH: Weights = Weights {
     runaway: [1500, 900, 500],
-    ..INTERNATIONAL_LINEAR
+    ..INTERNATIONAL
 };
 
 /// Frisian and frysk!: the international set (not refitted for these variants), without the
@@ -455,11 +496,8 @@ pub const fn for_variant(variant: Variant) -> &'static Weights {
         // Turkish does not use the weights: its evaluation is its own (`eval::rook_score`);
         // the English set stands in for `EvalFile` parsing.
         Variant::Turkish => &ENGLISH_HAND_SET,
-        Variant::Brazilian
-        | Variant::Russian
-        | Variant::Pool
-        | Variant::Spanish
-        | Variant::Czech => &FLYING_8X8,
+        Variant::Russian | Variant::Brazilian | Variant::Pool => &RUSSIAN,
+        Variant::Spanish | Variant::Czech => &FLYING_8X8,
         Variant::English => &ENGLISH,
         Variant::Italian => &ITALIAN,
         Variant::Towers => &TOWERS,
