@@ -17,6 +17,9 @@ pub const ENGLISH_FILE: &[u8] = include_bytes!("data/english.dkw");
 /// The Russian weights file (also Brazilian and Pool).
 pub const RUSSIAN_FILE: &[u8] = include_bytes!("data/russian.dkw");
 
+/// The Italian weights file.
+pub const ITALIAN_FILE: &[u8] = include_bytes!("data/italian.dkw");
+
 static INTERNATIONAL: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(INTERNATIONAL_FILE, 10)
         .expect("the built-in international weights file is valid")
@@ -30,6 +33,10 @@ static RUSSIAN: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(RUSSIAN_FILE, 8).expect("the built-in Russian weights file is valid")
 });
 
+static ITALIAN: LazyLock<Patterns> = LazyLock::new(|| {
+    Patterns::from_bytes(ITALIAN_FILE, 8).expect("the built-in Italian weights file is valid")
+});
+
 /// The built-in block tables of `variant`, or `None` where it has none.
 #[inline(always)]
 pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
@@ -40,6 +47,7 @@ pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
         // Brazilian and Pool men move and capture as Russian men do; only the choice among
         // captures and the promotion during a capture differ.
         Variant::Russian | Variant::Brazilian | Variant::Pool => Some(&RUSSIAN),
+        Variant::Italian => Some(&ITALIAN),
         _ => None,
     }
 }
@@ -61,6 +69,7 @@ mod tests {
             ),
             (Variant::English, ENGLISH_FILE, 8, &weights::ENGLISH),
             (Variant::Russian, RUSSIAN_FILE, 8, &weights::RUSSIAN),
+            (Variant::Italian, ITALIAN_FILE, 8, &weights::ITALIAN),
         ];
         for (variant, file, family, compiled) in files {
             let patterns = for_variant(variant).expect("the variant has tables");

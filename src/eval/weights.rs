@@ -17,7 +17,8 @@
 //! [`INTERNATIONAL`] and `src/eval/data/international.dkw`); so is the English set, by
 //! `damka tune patterns` from [`ENGLISH_HAND_SET`] ([`ENGLISH`] and
 //! `src/eval/data/english.dkw`), and the Russian set, shared by Brazilian and Pool ([`RUSSIAN`]
-//! and `src/eval/data/russian.dkw`). The other defaults are hand-set starting points, not tuned: the king values follow the usual
+//! and `src/eval/data/russian.dkw`), and the Italian set ([`ITALIAN`] and
+//! `src/eval/data/italian.dkw`). The other defaults are hand-set starting points, not tuned: the king values follow the usual
 //! rules of thumb of each game (Russian king two and a half to three men, checkers king about
 //! one and a half; the hand-set international king was about three), the rest are small
 //! positional nudges chosen so that no combination of them outweighs a man.
@@ -414,7 +415,7 @@ pub const ENGLISH: Weights = Weights {
     king_parity_divisor: 1,
 };
 
-/// Short kings on 8x8, set by hand: the base of Italian and towers, the stand-in for
+/// Short kings on 8x8, set by hand: the base of towers (and where the Italian fit started), the stand-in for
 /// Turkish's weight text, and English's set before the fit.
 pub const ENGLISH_HAND_SET: Weights = Weights {
     man: 100,
@@ -450,12 +451,44 @@ pub const ENGLISH_HAND_SET: Weights = Weights {
     king_parity_divisor: 1,
 };
 
-/// Italian draughts: short kings that men may not capture, so a king is worth more.
+/// Italian draughts (8x8, short kings that men may not capture): the linear part of the
+/// built-in weights file `src/eval/data/italian.dkw`, fitted by `damka tune patterns` from
+/// the hand-set Italian weights (the English hand-set ones with a king at 160 / 170 and
+/// runaways at 55 / 28 / 12) together with the block tables on 3.0 M Italian self-play
+/// positions (docs/bench.md, "Italian with block tables"); written here by
+/// `scripts/weights_const.py` so that the compiler can fold them.
 pub const ITALIAN: Weights = Weights {
-    king_opening: 160,
-    king_endgame: 170,
-    runaway: [55, 28, 12],
-    ..ENGLISH_HAND_SET
+    man: 100,
+    king_opening: 383,
+    king_endgame: 126,
+    first_king: 42,
+    advance_opening: [54, 38, 19, 4, 2, -13, 2, 0, 0, 0],
+    advance_endgame: [-9, 2, 20, 25, 37, 17, -42, 0, 0, 0],
+    tempo_opening: 8,
+    tempo_endgame: 4,
+    back_rank: 30,
+    centre: -19,
+    balance: 3,
+    mobility: 1,
+    king_mobility: 0,
+    runaway: [78, 8, 2],
+    king_main_diagonal: -5,
+    king_centre: 6,
+    column: [-4, 2, 11, 28, 34, 20, 17, 13, 0, 0],
+    locked_men: 11,
+    supported_men: -7,
+    back_rank_endgame: -32,
+    centre_endgame: 0,
+    balance_endgame: -18,
+    mobility_endgame: 19,
+    column_endgame: [9, 21, 6, -6, -24, 6, 1, 18, 0, 0],
+    locked_men_endgame: -19,
+    supported_men_endgame: 11,
+    side_to_move: 3,
+    drawish_pieces: 0,
+    drawish_pieces_diagonal: 0,
+    drawish_divisor: 1,
+    king_parity_divisor: 1,
 };
 
 /// The COMP10002 towers variant: towers step one square in every direction; capturing is
