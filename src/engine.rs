@@ -426,6 +426,26 @@ pub fn load_tables(path: &str, variant: Variant) -> Result<LoadedTables, String>
     })
 }
 
+/// True when `path` has no table directory of `variant`'s family but one of another
+/// family holding at least one table file (`*.dtm`).
+fn holds_other_tables(path: &str, variant: Variant) -> bool {
+    let own = crate::egtb::family(variant).unwrap_or(variant.name());
+    let dir = std::path::Path::new(path);
+    if dir.join(own).is_dir() {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        std::fs::read_dir(entry.path()).is_ok_and(|files| {
+            files
+                .flatten()
+                .any(|file| file.path().extension().is_some_and(|ext| ext == "dtm"))
+        })
+    })
+}
+
 /// The current option values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -988,18 +1008,21 @@ impl Engine {
     }
 
     /// `EGTBPath`: the current variant's tables under the directory, every file checked
-    /// (`None`: no tables).
+    /// (`None`: no tables). A directory that holds tables of other variants only is kept
+    /// without loading any, so that `Variant` may come after `EGTBPath` (GUIs send options
+    /// in their own order): the tables load when the variant switches to one of them.
     fn read_egtb_path(&self, path: Option<&str>) -> Result<Apply, String> {
-        let loaded = match path {
-            None => None,
-            Some(path) => Some(
-                load_tables(path, self.variant())
-                    .map_err(|e| format!("a table directory ({e})"))?,
-            ),
+        let (path, loaded) = match path {
+            None => (String::new(), None),
+            Some(path) => match load_tables(path, self.variant()) {
+                Ok(loaded) => (path.to_string(), Some(loaded)),
+                Err(_) if holds_other_tables(path, self.variant()) => (path.to_string(), None),
+                Err(e) => return Err(format!("a table directory ({e})")),
+            },
         };
         Ok(Box::new(move |engine| {
             engine.refuse_while_searching("change the endgame tables")?;
-            engine.options.egtb_path = loaded.as_ref().map_or(String::new(), |l| l.path.clone());
+            engine.options.egtb_path = path;
             engine.egtb = loaded;
             Ok(())
         }))

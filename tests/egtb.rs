@@ -324,6 +324,56 @@ fn uci_option_loads_tables_and_reports_hits() {
     assert!(run.stdout.lines().any(|l| l.starts_with("bestmove ")));
 }
 
+/// `EGTBPath` may come before `Variant`, as GUIs send options in their own order: a
+/// directory with tables of other variants only is kept, and the tables load when the variant
+/// switches to theirs. A directory with no tables at all is still refused.
+#[test]
+fn uci_option_set_before_the_variant_loads_with_it() {
+    use common::process::run_damka;
+    use std::time::Duration;
+    let dir = scratch("uci-order");
+    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    let dir_text = dir.to_str().unwrap();
+    let input = format!(
+        "setoption name Variant value international\nsetoption name EGTBPath value {dir_text}\n\
+         setoption name Variant value english\nd\nposition fen W:WK14,K15:BK28\ngo depth 3\n"
+    );
+    let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
+    assert!(!run.stdout.contains("info string error"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!("; EGTBPath {dir_text}")),
+        "{}",
+        run.stdout
+    );
+    let infos: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert!(!infos.is_empty(), "{}", run.stdout);
+    for line in &infos {
+        assert!(
+            line.contains(" score mate ") && line.contains(" tbhits "),
+            "{line}"
+        );
+    }
+
+    let empty = scratch("uci-order-empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let input = format!(
+        "setoption name EGTBPath value {}\nd\n",
+        empty.to_str().unwrap()
+    );
+    let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
+    let errors: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("info string error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", run.stdout);
+    assert!(!run.stdout.contains("; EGTBPath"), "{}", run.stdout);
+}
+
 /// A plain search (no tables) to the table's distance finds the table's exact result on
 /// positions sampled across every slice: wins and losses as mate scores in exactly `n`
 /// plies, draws as no mate score at a good depth.
