@@ -20,6 +20,9 @@ pub const RUSSIAN_FILE: &[u8] = include_bytes!("data/russian.dkw");
 /// The Italian weights file.
 pub const ITALIAN_FILE: &[u8] = include_bytes!("data/italian.dkw");
 
+/// The Spanish weights file.
+pub const SPANISH_FILE: &[u8] = include_bytes!("data/spanish.dkw");
+
 static INTERNATIONAL: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(INTERNATIONAL_FILE, 10)
         .expect("the built-in international weights file is valid")
@@ -37,6 +40,10 @@ static ITALIAN: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(ITALIAN_FILE, 8).expect("the built-in Italian weights file is valid")
 });
 
+static SPANISH: LazyLock<Patterns> = LazyLock::new(|| {
+    Patterns::from_bytes(SPANISH_FILE, 8).expect("the built-in Spanish weights file is valid")
+});
+
 /// The built-in block tables of `variant`, or `None` where it has none.
 #[inline(always)]
 pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
@@ -48,6 +55,7 @@ pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
         // captures and the promotion during a capture differ.
         Variant::Russian | Variant::Brazilian | Variant::Pool => Some(&RUSSIAN),
         Variant::Italian => Some(&ITALIAN),
+        Variant::Spanish => Some(&SPANISH),
         _ => None,
     }
 }
@@ -70,6 +78,7 @@ mod tests {
             (Variant::English, ENGLISH_FILE, 8, &weights::ENGLISH),
             (Variant::Russian, RUSSIAN_FILE, 8, &weights::RUSSIAN),
             (Variant::Italian, ITALIAN_FILE, 8, &weights::ITALIAN),
+            (Variant::Spanish, SPANISH_FILE, 8, &weights::SPANISH),
         ];
         for (variant, file, family, compiled) in files {
             let patterns = for_variant(variant).expect("the variant has tables");

@@ -17,8 +17,9 @@
 //! [`INTERNATIONAL`] and `src/eval/data/international.dkw`); so is the English set, by
 //! `damka tune patterns` from [`ENGLISH_HAND_SET`] ([`ENGLISH`] and
 //! `src/eval/data/english.dkw`), and the Russian set, shared by Brazilian and Pool ([`RUSSIAN`]
-//! and `src/eval/data/russian.dkw`), and the Italian set ([`ITALIAN`] and
-//! `src/eval/data/italian.dkw`). The other defaults are hand-set starting points, not tuned: the king values follow the usual
+//! and `src/eval/data/russian.dkw`), the Italian set ([`ITALIAN`] and
+//! `src/eval/data/italian.dkw`) and the Spanish set ([`SPANISH`] and
+//! `src/eval/data/spanish.dkw`). The other defaults are hand-set starting points, not tuned: the king values follow the usual
 //! rules of thumb of each game (Russian king two and a half to three men, checkers king about
 //! one and a half; the hand-set international king was about three), the rest are small
 //! positional nudges chosen so that no combination of them outweighs a man.
@@ -305,7 +306,7 @@ pub const INTERNATIONAL_HAND_SET: Weights = Weights {
     king_parity_divisor: 2,
 };
 
-/// Flying kings on 8x8, hand-set: Spanish and Czech (and the start of the Russian fit).
+/// Flying kings on 8x8, hand-set: Czech (and the start of the Russian and Spanish fits).
 pub const FLYING_8X8: Weights = Weights {
     man: 100,
     king_opening: 240,
@@ -373,6 +374,45 @@ pub const RUSSIAN: Weights = Weights {
     locked_men_endgame: 3,
     supported_men_endgame: -3,
     side_to_move: 8,
+    drawish_pieces: 2,
+    drawish_pieces_diagonal: 3,
+    drawish_divisor: 8,
+    king_parity_divisor: 2,
+};
+
+/// Spanish draughts (8x8 mirrored, flying kings, men capture forwards only): the linear part
+/// of the built-in weights file `src/eval/data/spanish.dkw`, fitted by `damka tune patterns`
+/// from [`FLYING_8X8`] together with the block tables on 3.0 M Spanish self-play positions
+/// (docs/bench.md, "Spanish with block tables"); written here by `scripts/weights_const.py`
+/// so that the compiler can fold them.
+pub const SPANISH: Weights = Weights {
+    man: 100,
+    king_opening: 305,
+    king_endgame: 235,
+    first_king: 246,
+    advance_opening: [39, 45, -3, -12, -15, 15, 15, 0, 0, 0],
+    advance_endgame: [48, -1, -19, -2, -10, 32, 61, 0, 0, 0],
+    tempo_opening: -5,
+    tempo_endgame: 27,
+    back_rank: 26,
+    centre: -11,
+    balance: -3,
+    mobility: 23,
+    king_mobility: 2,
+    runaway: [109, 55, 23],
+    king_main_diagonal: 19,
+    king_centre: 40,
+    column: [-28, -22, 16, 39, 40, 20, 20, -6, 0, 0],
+    locked_men: 17,
+    supported_men: -3,
+    back_rank_endgame: -3,
+    centre_endgame: -12,
+    balance_endgame: -18,
+    mobility_endgame: 3,
+    column_endgame: [7, -6, 3, -7, -1, 2, 18, 4, 0, 0],
+    locked_men_endgame: 18,
+    supported_men_endgame: -6,
+    side_to_move: 4,
     drawish_pieces: 2,
     drawish_pieces_diagonal: 3,
     drawish_divisor: 8,
@@ -530,7 +570,8 @@ pub const fn for_variant(variant: Variant) -> &'static Weights {
         // the English set stands in for `EvalFile` parsing.
         Variant::Turkish => &ENGLISH_HAND_SET,
         Variant::Russian | Variant::Brazilian | Variant::Pool => &RUSSIAN,
-        Variant::Spanish | Variant::Czech => &FLYING_8X8,
+        Variant::Spanish => &SPANISH,
+        Variant::Czech => &FLYING_8X8,
         Variant::English => &ENGLISH,
         Variant::Italian => &ITALIAN,
         Variant::Towers => &TOWERS,
