@@ -11,6 +11,11 @@ use damka::{Position, Rules};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The lines of an engine's output that start with `prefix`.
+fn lines_starting<'a>(stdout: &'a str, prefix: &str) -> Vec<&'a str> {
+    stdout.lines().filter(|l| l.starts_with(prefix)).collect()
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("egtb-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -276,11 +281,7 @@ fn uci_option_loads_tables_and_reports_hits() {
         "setoption name EGTBPath value {dir_text}\nposition fen W:WK14,K15:BK28\ngo depth 3\n"
     );
     let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
-    let infos: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("info depth"))
-        .collect();
+    let infos = lines_starting(&run.stdout, "info depth");
     assert!(!infos.is_empty(), "{}", run.stdout);
     for line in &infos {
         assert!(line.contains(" score mate "), "{line}");
@@ -292,11 +293,7 @@ fn uci_option_loads_tables_and_reports_hits() {
     let input =
         "setoption name EGTBPath value /no/such/dir\nposition fen W:WK14,K15:BK28\ngo depth 3\n";
     let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
-    let errors: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("info string error"))
-        .collect();
+    let errors = lines_starting(&run.stdout, "info string error");
     assert_eq!(errors.len(), 1, "{}", run.stdout);
     assert!(errors[0].contains("EGTBPath"), "{}", errors[0]);
     assert!(!run.stdout.contains("tbhits"), "{}", run.stdout);
@@ -310,11 +307,7 @@ fn uci_option_loads_tables_and_reports_hits() {
         "setoption name EGTBPath value {dir_text}\nposition fen W:WK14,K15:BK28\ngo depth 3\n"
     );
     let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
-    let errors: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("info string error"))
-        .collect();
+    let errors = lines_starting(&run.stdout, "info string error");
     assert_eq!(errors.len(), 1, "{}", run.stdout);
     assert!(
         errors[0].contains("wm1wk0bm0bk1.dtm") && errors[0].contains("truncated"),
@@ -345,11 +338,7 @@ fn uci_option_set_before_the_variant_loads_with_it() {
         "{}",
         run.stdout
     );
-    let infos: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("info depth"))
-        .collect();
+    let infos = lines_starting(&run.stdout, "info depth");
     assert!(!infos.is_empty(), "{}", run.stdout);
     for line in &infos {
         assert!(
@@ -365,11 +354,7 @@ fn uci_option_set_before_the_variant_loads_with_it() {
         empty.to_str().unwrap()
     );
     let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
-    let errors: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("info string error"))
-        .collect();
+    let errors = lines_starting(&run.stdout, "info string error");
     assert_eq!(errors.len(), 1, "{}", run.stdout);
     assert!(!run.stdout.contains("; EGTBPath"), "{}", run.stdout);
 }
