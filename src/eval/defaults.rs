@@ -23,6 +23,9 @@ pub const ITALIAN_FILE: &[u8] = include_bytes!("data/italian.dkw");
 /// The Spanish weights file.
 pub const SPANISH_FILE: &[u8] = include_bytes!("data/spanish.dkw");
 
+/// The Czech weights file.
+pub const CZECH_FILE: &[u8] = include_bytes!("data/czech.dkw");
+
 static INTERNATIONAL: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(INTERNATIONAL_FILE, 10)
         .expect("the built-in international weights file is valid")
@@ -44,6 +47,10 @@ static SPANISH: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(SPANISH_FILE, 8).expect("the built-in Spanish weights file is valid")
 });
 
+static CZECH: LazyLock<Patterns> = LazyLock::new(|| {
+    Patterns::from_bytes(CZECH_FILE, 8).expect("the built-in Czech weights file is valid")
+});
+
 /// The built-in block tables of `variant`, or `None` where it has none.
 #[inline(always)]
 pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
@@ -56,6 +63,7 @@ pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
         Variant::Russian | Variant::Brazilian | Variant::Pool => Some(&RUSSIAN),
         Variant::Italian => Some(&ITALIAN),
         Variant::Spanish => Some(&SPANISH),
+        Variant::Czech => Some(&CZECH),
         _ => None,
     }
 }
@@ -79,6 +87,7 @@ mod tests {
             (Variant::Russian, RUSSIAN_FILE, 8, &weights::RUSSIAN),
             (Variant::Italian, ITALIAN_FILE, 8, &weights::ITALIAN),
             (Variant::Spanish, SPANISH_FILE, 8, &weights::SPANISH),
+            (Variant::Czech, CZECH_FILE, 8, &weights::CZECH),
         ];
         for (variant, file, family, compiled) in files {
             let patterns = for_variant(variant).expect("the variant has tables");

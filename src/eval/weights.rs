@@ -18,8 +18,8 @@
 //! `damka tune patterns` from [`ENGLISH_HAND_SET`] ([`ENGLISH`] and
 //! `src/eval/data/english.dkw`), and the Russian set, shared by Brazilian and Pool ([`RUSSIAN`]
 //! and `src/eval/data/russian.dkw`), the Italian set ([`ITALIAN`] and
-//! `src/eval/data/italian.dkw`) and the Spanish set ([`SPANISH`] and
-//! `src/eval/data/spanish.dkw`). The other defaults are hand-set starting points, not tuned: the king values follow the usual
+//! `src/eval/data/italian.dkw`), the Spanish set ([`SPANISH`] and
+//! `src/eval/data/spanish.dkw`) and the Czech set ([`CZECH`] and `src/eval/data/czech.dkw`). The other defaults are hand-set starting points, not tuned: the king values follow the usual
 //! rules of thumb of each game (Russian king two and a half to three men, checkers king about
 //! one and a half; the hand-set international king was about three), the rest are small
 //! positional nudges chosen so that no combination of them outweighs a man.
@@ -306,7 +306,7 @@ pub const INTERNATIONAL_HAND_SET: Weights = Weights {
     king_parity_divisor: 2,
 };
 
-/// Flying kings on 8x8, hand-set: Czech (and the start of the Russian and Spanish fits).
+/// Flying kings on 8x8, hand-set: the start of the Russian, Spanish and Czech fits.
 pub const FLYING_8X8: Weights = Weights {
     man: 100,
     king_opening: 240,
@@ -413,6 +413,45 @@ pub const SPANISH: Weights = Weights {
     locked_men_endgame: 18,
     supported_men_endgame: -6,
     side_to_move: 4,
+    drawish_pieces: 2,
+    drawish_pieces_diagonal: 3,
+    drawish_divisor: 8,
+    king_parity_divisor: 2,
+};
+
+/// Czech draughts (8x8, flying kings, men capture forwards only, a capture by a king first): the linear part
+/// of the built-in weights file `src/eval/data/czech.dkw`, fitted by `damka tune patterns`
+/// from [`FLYING_8X8`] together with the block tables on 1.3 M Czech self-play positions
+/// (docs/bench.md, "Czech with block tables"); written here by `scripts/weights_const.py`
+/// so that the compiler can fold them.
+pub const CZECH: Weights = Weights {
+    man: 100,
+    king_opening: 337,
+    king_endgame: 129,
+    first_king: 252,
+    advance_opening: [52, 63, 15, -1, -18, -14, 28, 0, 0, 0],
+    advance_endgame: [36, -15, -12, 2, 10, 53, 24, 0, 0, 0],
+    tempo_opening: 12,
+    tempo_endgame: 5,
+    back_rank: 28,
+    centre: -15,
+    balance: 1,
+    mobility: 22,
+    king_mobility: 6,
+    runaway: [141, 49, 37],
+    king_main_diagonal: -35,
+    king_centre: -15,
+    column: [-28, -24, 13, 30, 49, 30, 33, 11, 0, 0],
+    locked_men: 12,
+    supported_men: -3,
+    back_rank_endgame: -9,
+    centre_endgame: 5,
+    balance_endgame: -25,
+    mobility_endgame: -3,
+    column_endgame: [15, 13, 16, -5, -23, -1, -1, -1, 0, 0],
+    locked_men_endgame: 10,
+    supported_men_endgame: 4,
+    side_to_move: 7,
     drawish_pieces: 2,
     drawish_pieces_diagonal: 3,
     drawish_divisor: 8,
@@ -571,7 +610,7 @@ pub const fn for_variant(variant: Variant) -> &'static Weights {
         Variant::Turkish => &ENGLISH_HAND_SET,
         Variant::Russian | Variant::Brazilian | Variant::Pool => &RUSSIAN,
         Variant::Spanish => &SPANISH,
-        Variant::Czech => &FLYING_8X8,
+        Variant::Czech => &CZECH,
         Variant::English => &ENGLISH,
         Variant::Italian => &ITALIAN,
         Variant::Towers => &TOWERS,
