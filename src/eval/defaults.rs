@@ -26,6 +26,9 @@ pub const SPANISH_FILE: &[u8] = include_bytes!("data/spanish.dkw");
 /// The Czech weights file.
 pub const CZECH_FILE: &[u8] = include_bytes!("data/czech.dkw");
 
+/// The Frisian weights file.
+pub const FRISIAN_FILE: &[u8] = include_bytes!("data/frisian.dkw");
+
 static INTERNATIONAL: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(INTERNATIONAL_FILE, 10)
         .expect("the built-in international weights file is valid")
@@ -51,6 +54,10 @@ static CZECH: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(CZECH_FILE, 8).expect("the built-in Czech weights file is valid")
 });
 
+static FRISIAN: LazyLock<Patterns> = LazyLock::new(|| {
+    Patterns::from_bytes(FRISIAN_FILE, 10).expect("the built-in Frisian weights file is valid")
+});
+
 /// The built-in block tables of `variant`, or `None` where it has none.
 #[inline(always)]
 pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
@@ -64,6 +71,7 @@ pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
         Variant::Italian => Some(&ITALIAN),
         Variant::Spanish => Some(&SPANISH),
         Variant::Czech => Some(&CZECH),
+        Variant::Frisian => Some(&FRISIAN),
         _ => None,
     }
 }
@@ -88,6 +96,7 @@ mod tests {
             (Variant::Italian, ITALIAN_FILE, 8, &weights::ITALIAN),
             (Variant::Spanish, SPANISH_FILE, 8, &weights::SPANISH),
             (Variant::Czech, CZECH_FILE, 8, &weights::CZECH),
+            (Variant::Frisian, FRISIAN_FILE, 10, &weights::FRISIAN),
         ];
         for (variant, file, family, compiled) in files {
             let patterns = for_variant(variant).expect("the variant has tables");

@@ -589,12 +589,51 @@ pub const BREAKTHROUGH: Weights = Weights {
     ..INTERNATIONAL
 };
 
-/// Frisian and frysk!: the international set (not refitted for these variants), without the
-/// bonus for a king on the long diagonal: with captures along rows and columns a king's
-/// reach does not hang on one diagonal.
-pub const FRISIAN: Weights = Weights {
+/// Frysk! (Frisian rules, five men a side): the international linear set (not refitted for
+/// this variant), without the bonus for a king on the long diagonal: with captures along rows
+/// and columns a king's reach does not hang on one diagonal.
+pub const FRYSK: Weights = Weights {
     king_main_diagonal: 0,
     ..INTERNATIONAL_LINEAR
+};
+
+/// Frisian draughts (10x10, men and kings capture along rows and columns too): the linear
+/// part of the built-in weights file `src/eval/data/frisian.dkw`, fitted by `damka tune
+/// patterns` from [`FRYSK`] together with the block tables on 3.0 M Frisian self-play
+/// positions (docs/bench.md, "Frisian with block tables"); written here by
+/// `scripts/weights_const.py` so that the compiler can fold them.
+pub const FRISIAN: Weights = Weights {
+    man: 100,
+    king_opening: 162,
+    king_endgame: 349,
+    first_king: -25,
+    advance_opening: [10, 5, 10, 22, 50, 34, 14, -25, -26, 0],
+    advance_endgame: [10, 0, -15, -16, -20, 0, -7, 71, 51, 0],
+    tempo_opening: -17,
+    tempo_endgame: 3,
+    back_rank: -9,
+    centre: -41,
+    balance: 3,
+    mobility: -8,
+    king_mobility: 9,
+    runaway: [107, 24, 32],
+    king_main_diagonal: 58,
+    king_centre: -44,
+    column: [-3, -2, -6, -17, 5, -6, -3, -4, -4, 18],
+    locked_men: -11,
+    supported_men: -1,
+    back_rank_endgame: 16,
+    centre_endgame: 29,
+    balance_endgame: -12,
+    mobility_endgame: 24,
+    column_endgame: [22, 3, 29, 30, -9, -2, -3, 11, 13, -3],
+    locked_men_endgame: 27,
+    supported_men_endgame: 10,
+    side_to_move: 1,
+    drawish_pieces: 3,
+    drawish_pieces_diagonal: 0,
+    drawish_divisor: 8,
+    king_parity_divisor: 2,
 };
 
 /// The default weights of a variant.
@@ -604,7 +643,8 @@ pub const fn for_variant(variant: Variant) -> &'static Weights {
         // (`eval::score`); the international set stands in for `EvalFile` parsing.
         Variant::International | Variant::Antidraughts => &INTERNATIONAL,
         Variant::Breakthrough => &BREAKTHROUGH,
-        Variant::Frisian | Variant::Frysk => &FRISIAN,
+        Variant::Frisian => &FRISIAN,
+        Variant::Frysk => &FRYSK,
         // Turkish does not use the weights: its evaluation is its own (`eval::rook_score`);
         // the English set stands in for `EvalFile` parsing.
         Variant::Turkish => &ENGLISH_HAND_SET,
