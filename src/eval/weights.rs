@@ -19,10 +19,12 @@
 //! `src/eval/data/english.dkw`), and the Russian set, shared by Brazilian and Pool ([`RUSSIAN`]
 //! and `src/eval/data/russian.dkw`), the Italian set ([`ITALIAN`] and
 //! `src/eval/data/italian.dkw`), the Spanish set ([`SPANISH`] and
-//! `src/eval/data/spanish.dkw`) and the Czech set ([`CZECH`] and `src/eval/data/czech.dkw`). The other defaults are hand-set starting points, not tuned: the king values follow the usual
-//! rules of thumb of each game (Russian king two and a half to three men, checkers king about
-//! one and a half; the hand-set international king was about three), the rest are small
-//! positional nudges chosen so that no combination of them outweighs a man.
+//! `src/eval/data/spanish.dkw`), the Czech set ([`CZECH`] and `src/eval/data/czech.dkw`) and
+//! the Frisian set ([`FRISIAN`] and `src/eval/data/frisian.dkw`). The other defaults are
+//! hand-set starting points, not tuned: the king values follow the usual rules of thumb of
+//! each game (Russian king two and a half to three men, checkers king about one and a half;
+//! the hand-set international king was about three), the rest are small positional nudges
+//! chosen so that no combination of them outweighs a man.
 
 use crate::rules::{Rules, Variant};
 use std::fmt;
@@ -419,9 +421,9 @@ pub const SPANISH: Weights = Weights {
     king_parity_divisor: 2,
 };
 
-/// Czech draughts (8x8, flying kings, men capture forwards only, a capture by a king first): the linear part
-/// of the built-in weights file `src/eval/data/czech.dkw`, fitted by `damka tune patterns`
-/// from [`FLYING_8X8`] together with the block tables on 1.3 M Czech self-play positions
+/// Czech draughts (8x8, flying kings, men capture forwards only, a capture by a king
+/// first): the linear part of the built-in weights file `src/eval/data/czech.dkw`, fitted
+/// by `damka tune patterns` from [`FLYING_8X8`] together with the block tables on 1.3 M Czech self-play positions
 /// (docs/bench.md, "Czech with block tables"); written here by `scripts/weights_const.py`
 /// so that the compiler can fold them.
 pub const CZECH: Weights = Weights {
