@@ -389,4 +389,17 @@ impl<R: Rules> Position<R> {
         position.hash = position.compute_hash();
         position
     }
+
+    /// The same position with the piece on `bit` (a man or a king of either side) taken off,
+    /// as a new position (no king-move runs): the evaluation's tests and the tuner's material
+    /// prior compare the two.
+    pub fn without_piece(&self, bit: u32) -> Self {
+        let keep = !(1u64 << bit);
+        Self::from_parts(
+            self.pieces[0] & keep,
+            self.pieces[1] & keep,
+            self.kings & keep,
+            self.side,
+        )
+    }
 }

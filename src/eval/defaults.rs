@@ -29,6 +29,9 @@ pub const CZECH_FILE: &[u8] = include_bytes!("data/czech.dkw");
 /// The Frisian weights file.
 pub const FRISIAN_FILE: &[u8] = include_bytes!("data/frisian.dkw");
 
+/// The frysk! weights file.
+pub const FRYSK_FILE: &[u8] = include_bytes!("data/frysk.dkw");
+
 static INTERNATIONAL: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(INTERNATIONAL_FILE, 10)
         .expect("the built-in international weights file is valid")
@@ -58,6 +61,10 @@ static FRISIAN: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns::from_bytes(FRISIAN_FILE, 10).expect("the built-in Frisian weights file is valid")
 });
 
+static FRYSK: LazyLock<Patterns> = LazyLock::new(|| {
+    Patterns::from_bytes(FRYSK_FILE, 10).expect("the built-in frysk! weights file is valid")
+});
+
 /// The built-in block tables of `variant`, or `None` where it has none.
 #[inline(always)]
 pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
@@ -72,6 +79,9 @@ pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
         Variant::Spanish => Some(&SPANISH),
         Variant::Czech => Some(&CZECH),
         Variant::Frisian => Some(&FRISIAN),
+        // Frysk! has Frisian rules, but its games (five men a side) have tables of their own:
+        // the Frisian ones lost to no tables at all there (docs/bench.md).
+        Variant::Frysk => Some(&FRYSK),
         _ => None,
     }
 }
@@ -97,6 +107,7 @@ mod tests {
             (Variant::Spanish, SPANISH_FILE, 8, &weights::SPANISH),
             (Variant::Czech, CZECH_FILE, 8, &weights::CZECH),
             (Variant::Frisian, FRISIAN_FILE, 10, &weights::FRISIAN),
+            (Variant::Frysk, FRYSK_FILE, 10, &weights::FRYSK),
         ];
         for (variant, file, family, compiled) in files {
             let patterns = for_variant(variant).expect("the variant has tables");

@@ -35,7 +35,8 @@
 //!   down, as Scan 3.0 does for international draughts;
 //! - a small bonus for the side to move;
 //! - where a variant has them (international and breakthrough; English; Russian, Brazilian
-//!   and Pool), block tables: a learned opening and endgame weight for every arrangement of
+//!   and Pool; Italian; Spanish; Czech; Frisian; frysk!: all but towers, antidraughts and
+//!   Turkish), block tables: a learned opening and endgame weight for every arrangement of
 //!   men in each overlapping 4x4 block of the board (Scan 2.0's patterns; [`patterns`]),
 //!   blended with the other tapered terms.
 
@@ -581,7 +582,8 @@ mod tests {
     use crate::board::Bits;
     use crate::random::SplitMix;
     use crate::rules::{
-        Brazilian, Czech, English, Frisian, International, Italian, Pool, Russian, Spanish, Towers,
+        Brazilian, Czech, English, Frisian, Frysk, International, Italian, Pool, Russian, Spanish,
+        Towers,
     };
 
     /// Every position of `games` random playouts of up to `plies` plies from the start.
@@ -797,14 +799,7 @@ mod tests {
                     if position.pieces(color).count_ones() == 1 {
                         continue;
                     }
-                    let mut sides = [position.pieces(Color::White), position.pieces(Color::Black)];
-                    sides[color.index()] &= !(1u64 << bit);
-                    let after = Position::<R>::from_parts(
-                        sides[0],
-                        sides[1],
-                        position.kings() & !(1u64 << bit),
-                        us,
-                    );
+                    let after = position.without_piece(bit);
                     if !full_count(position) || !full_count(&after) {
                         continue;
                     }
@@ -891,6 +886,7 @@ mod tests {
         spanish: Spanish,
         czech: Czech,
         frisian: Frisian,
+        frysk: Frysk,
         towers: Towers,
     }
 

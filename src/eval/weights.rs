@@ -19,8 +19,9 @@
 //! `src/eval/data/english.dkw`), and the Russian set, shared by Brazilian and Pool ([`RUSSIAN`]
 //! and `src/eval/data/russian.dkw`), the Italian set ([`ITALIAN`] and
 //! `src/eval/data/italian.dkw`), the Spanish set ([`SPANISH`] and
-//! `src/eval/data/spanish.dkw`), the Czech set ([`CZECH`] and `src/eval/data/czech.dkw`) and
-//! the Frisian set ([`FRISIAN`] and `src/eval/data/frisian.dkw`). The other defaults are
+//! `src/eval/data/spanish.dkw`), the Czech set ([`CZECH`] and `src/eval/data/czech.dkw`), the
+//! Frisian set ([`FRISIAN`] and `src/eval/data/frisian.dkw`) and the frysk! set ([`FRYSK`]
+//! and `src/eval/data/frysk.dkw`). The other defaults are
 //! hand-set starting points, not tuned: the king values follow the usual rules of thumb of
 //! each game (Russian king two and a half to three men, checkers king about one and a half;
 //! the hand-set international king was about three), the rest are small positional nudges
@@ -591,17 +592,56 @@ pub const BREAKTHROUGH: Weights = Weights {
     ..INTERNATIONAL
 };
 
-/// Frysk! (Frisian rules, five men a side): the international linear set (not refitted for
-/// this variant), without the bonus for a king on the long diagonal: with captures along rows
-/// and columns a king's reach does not hang on one diagonal.
-pub const FRYSK: Weights = Weights {
+/// The international linear set without the bonus for a king on the long diagonal (with
+/// captures along rows and columns a king's reach does not hang on one diagonal): where the
+/// Frisian and frysk! fits started from.
+pub const ORTHOGONAL_START: Weights = Weights {
     king_main_diagonal: 0,
     ..INTERNATIONAL_LINEAR
 };
 
+/// Frysk! (Frisian rules, five men a side): the linear part of the built-in weights file
+/// `src/eval/data/frysk.dkw`, fitted by `damka tune patterns` from [`ORTHOGONAL_START`]
+/// together with the block tables and the material prior on 2.1 M frysk! self-play
+/// positions (docs/bench.md, "Frysk! with block tables and the material prior"); written
+/// here by `scripts/weights_const.py` so that the compiler can fold them.
+pub const FRYSK: Weights = Weights {
+    man: 100,
+    king_opening: 424,
+    king_endgame: 383,
+    first_king: 14,
+    advance_opening: [31, 29, 26, 15, 9, 0, -37, 34, 16, 0],
+    advance_endgame: [22, 19, -23, -59, -71, -27, 12, 117, 56, 0],
+    tempo_opening: 7,
+    tempo_endgame: 18,
+    back_rank: 10,
+    centre: -14,
+    balance: -8,
+    mobility: 1,
+    king_mobility: 15,
+    runaway: [206, 13, 43],
+    king_main_diagonal: 103,
+    king_centre: -50,
+    column: [-8, 0, -8, -13, -19, -13, -11, 12, 8, 11],
+    locked_men: 2,
+    supported_men: -18,
+    back_rank_endgame: 53,
+    centre_endgame: 15,
+    balance_endgame: 16,
+    mobility_endgame: 27,
+    column_endgame: [17, -4, 5, -3, 2, 20, -10, 5, -1, 10],
+    locked_men_endgame: 35,
+    supported_men_endgame: 6,
+    side_to_move: 6,
+    drawish_pieces: 3,
+    drawish_pieces_diagonal: 0,
+    drawish_divisor: 8,
+    king_parity_divisor: 2,
+};
+
 /// Frisian draughts (10x10, men and kings capture along rows and columns too): the linear
 /// part of the built-in weights file `src/eval/data/frisian.dkw`, fitted by `damka tune
-/// patterns` from [`FRYSK`] together with the block tables on 3.0 M Frisian self-play
+/// patterns` from [`ORTHOGONAL_START`] together with the block tables on 3.0 M Frisian self-play
 /// positions (docs/bench.md, "Frisian with block tables"); written here by
 /// `scripts/weights_const.py` so that the compiler can fold them.
 pub const FRISIAN: Weights = Weights {

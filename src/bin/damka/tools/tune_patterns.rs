@@ -10,6 +10,12 @@
 //! `K` is fitted to the starting weights first and then held, so a centi-man stays a
 //! centi-man.
 //!
+//! The optional material prior (`--material-positions`) adds what the games cannot teach
+//! where one side's lead makes every result the same: for endings of the fitted data and
+//! each of their pieces, the score with the piece taken off must be at least
+//! `--material-margin` centi-men worse for its owner, or a hinge loss (the constraint as a
+//! penalty, as in a soft-margin classifier) pulls the weights that way.
+//!
 //! The descent is Adam (Kingma and Ba, 2015) over shuffled mini-batches, the gradient of a
 //! batch summed by `--threads` threads. After each pass over the data the loss on the
 //! held-out positions (the end of the data: the last games) is measured; the step is halved
@@ -21,12 +27,13 @@ use super::tune_fit::{
     Dataset, FitConfig, extract, fit_k, for_white, log_loss, mean_losses, read_samples, sigmoid,
     trainable,
 };
+use damka::board::Bits;
 use damka::board::Geometry;
 use damka::eval::patterns::{
     BLOCK_STATES, PATTERN_UNIT, PatternLayout, Patterns, indices, tables_of,
 };
 use damka::eval::weights::for_variant;
-use damka::eval::{EvalSet, Weights, pattern_family};
+use damka::eval::{EvalSet, Weights, lead_divisors, pattern_family};
 use damka::position::Position;
 use damka::random::SplitMix;
 use damka::rules::{Color, Rules, Variant};
@@ -75,6 +82,20 @@ pub struct PatternConfig {
     /// the pattern model with.
     #[arg(long)]
     pub linear_only: bool,
+    /// Endings drawn from the fitted positions (at most `--material-pieces` pieces a side)
+    /// whose every piece removal the fit holds to "a piece less is worse for its owner"
+    /// (the material prior, see the module doc); 0 leaves the prior out.
+    #[arg(long, default_value_t = 0)]
+    pub material_positions: usize,
+    /// Most pieces a side in the endings of the material prior.
+    #[arg(long, default_value_t = 5)]
+    pub material_pieces: u32,
+    /// Centi-men that a removal must at least cost its owner under the material prior.
+    #[arg(long, default_value_t = 10.0)]
+    pub material_margin: f64,
+    /// Weight of a removal that costs less than the margin, against one position's loss.
+    #[arg(long, default_value_t = 1.0)]
+    pub material_weight: f64,
     /// Threads.
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
@@ -154,8 +175,6 @@ impl Model {
         g_theta: &mut [f64],
         g_blocks: &mut [f32],
     ) -> f64 {
-        let width = data.linear.len();
-        let t = blocks.tables;
         let mut loss = 0.0;
         for &i in ids {
             let i = i as usize;
@@ -163,27 +182,82 @@ impl Model {
             let r = f64::from(data.results[i]);
             let p = sigmoid(k * s);
             loss += log_loss(p, r);
-            let g = k * (p - r);
-            let scaled = g / divisor;
-            let row = &data.features[i * width..(i + 1) * width];
-            for (&f, &index) in row.iter().zip(&data.linear) {
-                g_theta[index] += scaled * f64::from(f);
-            }
-            g_theta[data.stm] += g * f64::from(data.sign[i]);
-            let share = blocks.opening_share[i];
-            let go = (scaled as f32) * blocks.orientation * share;
-            let ge = (scaled as f32) * blocks.orientation * (1.0 - share);
-            let idx = &blocks.index[i * 2 * t..(i + 1) * 2 * t];
-            for &j in &idx[..t] {
-                g_blocks[2 * j as usize] += go;
-                g_blocks[2 * j as usize + 1] += ge;
-            }
-            for &j in &idx[t..] {
-                g_blocks[2 * j as usize] -= go;
-                g_blocks[2 * j as usize + 1] -= ge;
-            }
+            self.add_gradient(data, blocks, i, divisor, k * (p - r), g_theta, g_blocks);
         }
         loss
+    }
+
+    /// Adds `g` times the gradient of sample `i`'s score (from White's side, divided by
+    /// `divisor`) into `g_theta` and `g_blocks`.
+    #[allow(clippy::too_many_arguments)]
+    fn add_gradient(
+        &self,
+        data: &Dataset,
+        blocks: &Blocks,
+        i: usize,
+        divisor: f64,
+        g: f64,
+        g_theta: &mut [f64],
+        g_blocks: &mut [f32],
+    ) {
+        let width = data.linear.len();
+        let t = blocks.tables;
+        let scaled = g / divisor;
+        let row = &data.features[i * width..(i + 1) * width];
+        for (&f, &index) in row.iter().zip(&data.linear) {
+            g_theta[index] += scaled * f64::from(f);
+        }
+        g_theta[data.stm] += g * f64::from(data.sign[i]);
+        let share = blocks.opening_share[i];
+        let go = (scaled as f32) * blocks.orientation * share;
+        let ge = (scaled as f32) * blocks.orientation * (1.0 - share);
+        let idx = &blocks.index[i * 2 * t..(i + 1) * 2 * t];
+        for &j in &idx[..t] {
+            g_blocks[2 * j as usize] += go;
+            g_blocks[2 * j as usize + 1] += ge;
+        }
+        for &j in &idx[t..] {
+            g_blocks[2 * j as usize] -= go;
+            g_blocks[2 * j as usize + 1] -= ge;
+        }
+    }
+
+    /// What each removal pair of `pairs` falls short of `margin` by (0 when it keeps it):
+    /// pair `p` is samples `2p` (before) and `2p + 1` (after) of `data`.
+    fn shortfall(&self, pairs: &RemovalPairs, p: usize, margin: f64) -> f64 {
+        let (before, _) = self.score(&pairs.data, &pairs.blocks, 2 * p);
+        let (after, _) = self.score(&pairs.data, &pairs.blocks, 2 * p + 1);
+        (margin - f64::from(pairs.owner[p]) * (before - after)).max(0.0)
+    }
+
+    /// Adds the material prior's gradient of pairs `ids` (weight `weight` per centi-man of
+    /// shortfall) into `g_theta` and `g_blocks`; returns how many fell short.
+    #[allow(clippy::too_many_arguments)]
+    fn prior_gradient(
+        &self,
+        pairs: &RemovalPairs,
+        ids: &[u32],
+        margin: f64,
+        weight: f64,
+        g_theta: &mut [f64],
+        g_blocks: &mut [f32],
+    ) -> usize {
+        let mut short = 0;
+        for &p in ids {
+            let p = p as usize;
+            if self.shortfall(pairs, p, margin) > 0.0 {
+                short += 1;
+                // The shortfall is margin - owner * (before - after): raise the owner's
+                // side of `before`, lower it in `after`.
+                let g = weight * f64::from(pairs.owner[p]);
+                let (data, blocks) = (&pairs.data, &pairs.blocks);
+                let (_, d_before) = self.score(data, blocks, 2 * p);
+                let (_, d_after) = self.score(data, blocks, 2 * p + 1);
+                self.add_gradient(data, blocks, 2 * p, d_before, -g, g_theta, g_blocks);
+                self.add_gradient(data, blocks, 2 * p + 1, d_after, g, g_theta, g_blocks);
+            }
+        }
+        short
     }
 
     /// Mean logistic loss and mean squared error over samples `ids`.
@@ -214,6 +288,74 @@ impl Model {
 
 /// Positions with their game results (1, 0.5, 0 for White).
 type Samples<R> = Vec<(Position<R>, f64)>;
+
+/// The removal pairs of the material prior: endings of the fitted data, each before and
+/// after one of its pieces is taken off (samples `2p` and `2p + 1` of `data`).
+#[derive(Debug, Default)]
+struct RemovalPairs {
+    data: Dataset,
+    blocks: Blocks,
+    /// +1 when the piece taken off is White's, -1 when it is Black's.
+    owner: Vec<f32>,
+}
+
+impl RemovalPairs {
+    fn len(&self) -> usize {
+        self.owner.len()
+    }
+}
+
+/// The removal pairs of up to `count` quiet endings of `samples` with at most `max_pieces`
+/// pieces a side, spread evenly over the data. Only pairs the drawish-material rule leaves
+/// alone are kept (where it divides a lead, a piece more may rightly count for little), as
+/// in the evaluation's test of the same knowledge.
+fn removal_pairs<R: Rules>(
+    samples: &[(Position<R>, f64)],
+    count: usize,
+    max_pieces: u32,
+    start: &Weights,
+    threads: usize,
+) -> (RemovalPairs, Samples<R>) {
+    let full_count = |position: &Position<R>| lead_divisors(position, start) == (1, 1);
+    let endings: Vec<&Position<R>> = samples
+        .iter()
+        .map(|(position, _)| position)
+        .filter(|position| {
+            let other = position.with_side_to_move(position.side_to_move().opponent());
+            [Color::White, Color::Black]
+                .into_iter()
+                .all(|color| (1..=max_pieces).contains(&position.pieces(color).count_ones()))
+                && !position.has_capture()
+                && !other.has_capture()
+                && full_count(position)
+        })
+        .collect();
+    let step = (endings.len() / count.max(1)).max(1);
+    let mut positions = Vec::new();
+    let mut owner = Vec::new();
+    for &position in endings.iter().step_by(step).take(count) {
+        for color in [Color::White, Color::Black] {
+            if position.pieces(color).count_ones() < 2 {
+                continue;
+            }
+            for bit in Bits(position.pieces(color)) {
+                let after = position.without_piece(bit);
+                if full_count(&after) {
+                    positions.push((*position, 0.5));
+                    positions.push((after, 0.5));
+                    owner.push(if color == Color::White { 1.0 } else { -1.0 });
+                }
+            }
+        }
+    }
+    let (data, blocks) = features(&positions, start, threads);
+    let pairs = RemovalPairs {
+        data,
+        blocks,
+        owner,
+    };
+    (pairs, positions)
+}
 
 /// Reads `FEN;RESULT` lines of every file, in order, on `threads` threads; returns the
 /// samples and the number of bad lines.
@@ -363,6 +505,26 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
         "features read in {:.1} s; K = {k:.6}",
         clock.elapsed().as_secs_f64()
     );
+    let (pairs, pair_positions) = removal_pairs(
+        &samples[..cut],
+        config.material_positions,
+        config.material_pieces,
+        &start,
+        threads,
+    );
+    let (margin, prior_weight) = (config.material_margin, config.material_weight * k);
+    if config.material_positions > 0 {
+        eprintln!(
+            "material prior: {} removal pairs, margin {margin} centi-men",
+            pairs.len()
+        );
+    }
+    let short_pairs = |model: &Model| {
+        (0..pairs.len())
+            .filter(|&p| model.shortfall(&pairs, p, margin) > 0.0)
+            .count()
+    };
+    let mut pair_order: Vec<u32> = (0..pairs.len() as u32).collect();
 
     let mut model = Model {
         theta: start.to_vec().iter().map(|&v| f64::from(v)).collect(),
@@ -411,7 +573,12 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
         );
         bar.set_message(epoch.to_string());
         let mut train_loss = 0.0;
-        for ids in order.chunks(batch) {
+        for i in (1..pair_order.len()).rev() {
+            pair_order.swap(i, rng.below(i + 1));
+        }
+        // The pairs are spread over the batches of a pass: each pair once a pass.
+        let pairs_per_batch = (pairs.len() * batch).div_ceil(cut.max(1));
+        for (b, ids) in order.chunks(batch).enumerate() {
             let part = ids.len().div_ceil(threads).max(1);
             let results: Vec<(Vec<f64>, Vec<f32>, f64)> = std::thread::scope(|scope| {
                 let handles: Vec<_> = ids
@@ -441,6 +608,16 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
                 g_theta.iter_mut().zip(gt).for_each(|(a, b)| *a += b);
                 g_blocks.iter_mut().zip(gb).for_each(|(a, b)| *a += b);
             }
+            let first = (b * pairs_per_batch).min(pair_order.len());
+            let last = (first + pairs_per_batch).min(pair_order.len());
+            model.prior_gradient(
+                &pairs,
+                &pair_order[first..last],
+                margin,
+                prior_weight,
+                &mut g_theta,
+                &mut g_blocks,
+            );
             step += 1;
             let c1 = 1.0 - beta1.powi(step);
             let c2 = 1.0 - beta2.powi(step);
@@ -477,6 +654,13 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
             train_loss / cut as f64,
             clock.elapsed().as_secs_f64()
         );
+        if pairs.len() > 0 {
+            eprintln!(
+                "  material prior: {} of {} removal pairs short of the margin",
+                short_pairs(&model),
+                pairs.len()
+            );
+        }
         if held_loss < best_loss - 1e-7 {
             best_loss = held_loss;
             best = model.clone();
@@ -514,6 +698,19 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
         println!("#   starting weights and tables: {start_log:.6} / {start_mse:.6}");
     }
     println!("#   fitted:                  {fitted_log:.6} / {fitted_mse:.6}");
+    if pairs.len() > 0 {
+        // The real evaluation with the written file, on every removal pair of the prior.
+        let white = |position: &Position<R>| for_white(position, fitted.evaluate(position));
+        let wrong = pair_positions
+            .chunks(2)
+            .zip(&pairs.owner)
+            .filter(|(pair, owner)| **owner * (white(&pair[0].0) - white(&pair[1].0)) as f32 <= 0.0)
+            .count();
+        println!(
+            "# material prior: {wrong} of {} removals gain nothing for the other side in the real evaluation",
+            pairs.len()
+        );
+    }
     let bytes = if config.linear_only {
         // The linear baseline is written in the text form, which every build reads.
         fitted.weights.to_text().into_bytes()
@@ -620,6 +817,86 @@ mod tests {
     #[test]
     fn gradient_matches_finite_differences_english() {
         gradient_matches_finite_differences::<English>();
+    }
+
+    /// The material prior: each pair takes one piece of its owner off, and the prior's
+    /// gradient is that of its hinge loss (every pair short of a margin no score reaches).
+    #[test]
+    fn removal_pairs_and_the_prior_gradient() {
+        let samples = samples::<International>(11, 4);
+        let start = damka::eval::weights::INTERNATIONAL;
+        let (pairs, positions) = removal_pairs(&samples, 1000, 20, &start, 1);
+        assert!(pairs.len() > 100, "{} pairs", pairs.len());
+        for (pair, &owner) in positions.chunks(2).zip(&pairs.owner) {
+            let (before, after) = (&pair[0].0, &pair[1].0);
+            let (own, other) = if owner > 0.0 {
+                (Color::White, Color::Black)
+            } else {
+                (Color::Black, Color::White)
+            };
+            assert_eq!(
+                after.pieces(own).count_ones() + 1,
+                before.pieces(own).count_ones()
+            );
+            assert_eq!(after.pieces(own) & !before.pieces(own), 0);
+            assert_eq!(after.pieces(other), before.pieces(other));
+            assert_eq!(after.side_to_move(), before.side_to_move());
+        }
+        let mut rng = SplitMix(23);
+        let model = Model {
+            theta: start.to_vec().iter().map(|&v| f64::from(v)).collect(),
+            blocks: (0..2 * pairs.blocks.tables * BLOCK_STATES)
+                .map(|_| rng.below(41) as f32 - 20.0)
+                .collect(),
+        };
+        let (margin, weight) = (1e6, 0.01);
+        let ids: Vec<u32> = (0..pairs.len() as u32).collect();
+        let mut g_theta = vec![0.0; model.theta.len()];
+        let mut g_blocks = vec![0f32; model.blocks.len()];
+        let short = model.prior_gradient(&pairs, &ids, margin, weight, &mut g_theta, &mut g_blocks);
+        assert_eq!(short, pairs.len());
+        let loss = |model: &Model| {
+            (0..pairs.len())
+                .map(|p| weight * model.shortfall(&pairs, p, margin))
+                .sum::<f64>()
+        };
+        let used: Vec<usize> = pairs
+            .blocks
+            .index
+            .iter()
+            .take(24)
+            .flat_map(|&j| [2 * j as usize, 2 * j as usize + 1])
+            .collect();
+        for &j in &used {
+            let mut plus = model.clone();
+            plus.blocks[j] += 0.5;
+            let mut minus = model.clone();
+            minus.blocks[j] -= 0.5;
+            let numeric = loss(&plus) - loss(&minus);
+            assert!(
+                (numeric - f64::from(g_blocks[j])).abs() < 1e-3 + 0.02 * numeric.abs(),
+                "block {j}: {numeric} vs {}",
+                g_blocks[j]
+            );
+        }
+        let man = Weights::names()
+            .iter()
+            .position(|n| n == "man")
+            .expect("a man weight");
+        let mut plus = model.clone();
+        plus.theta[man] += 0.5;
+        let mut minus = model.clone();
+        minus.theta[man] -= 0.5;
+        let numeric = loss(&plus) - loss(&minus);
+        assert!(
+            numeric < 0.0,
+            "a man worth more keeps more pairs: {numeric}"
+        );
+        assert!(
+            (numeric - g_theta[man]).abs() < 1e-3 + 0.02 * numeric.abs(),
+            "man: {numeric} vs {}",
+            g_theta[man]
+        );
     }
 
     /// The model's score with the tables of a file is the real evaluation's (up to rounding).
