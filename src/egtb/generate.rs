@@ -10,7 +10,7 @@
 //! distance to the end of the game, and a pass only ever writes values of one parity, so
 //! threads reading values written in the same pass see nothing that could change their
 //! answer. A pass walks the un-moves of the positions decided in the pass before, and each
-//! position counts its moves not yet known to lose (see [`solve_pair`]); positions never
+//! position counts its moves not yet known to lose (see `solve_pair`); positions never
 //! decided are draws.
 //!
 //! A pair is written to disk (atomically) as soon as it is solved; a later run loads the

@@ -8,7 +8,7 @@
 //! - its grammar, and the checks that refuse a bad `pos` or `set-param` before it stops a
 //!   search;
 //! - the [`Event`]s as `info` and `done` lines, in the Hub numbering of their search;
-//! - [`Output`] writes every line, flushed, at least [`LINE_GAP`] after the previous one,
+//! - `Output` writes every line, flushed, at least [`LINE_GAP`] after the previous one,
 //!   and the lines a client waits for (`wait`, `done`, ...) only once it has read the lines
 //!   before them (py-draughts reads with `select()` and a buffered `readline()`, and misses
 //!   a last line that arrives in the same read as the one before it); the one exception is a
@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 pub const LINE_GAP: Duration = Duration::from_millis(5);
 
 /// How long the last line of a burst (`wait`, `done`) waits for the client to read the lines
-/// before it when stdout is a pipe ([`PipeProbe`]): a client that reads keeps it far shorter.
+/// before it when stdout is a pipe (`PipeProbe`): a client that reads keeps it far shorter.
 pub const DRAIN_LIMIT: Duration = Duration::from_millis(200);
 
 /// One command line split into its name and its arguments (`key=value`, `key="a b"`, or a

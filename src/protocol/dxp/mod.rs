@@ -47,7 +47,7 @@ pub enum Side {
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct DxpArgs {
-    /// Wait for connections on [HOST:]PORT (HOST defaults to 0.0.0.0, every interface; port 0
+    /// Wait for connections on PORT or HOST:PORT (HOST defaults to 0.0.0.0, every interface; port 0
     /// picks a free one) and answer their game requests, one connection at a time, for ever.
     #[arg(
         long,
