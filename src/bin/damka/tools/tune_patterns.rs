@@ -317,6 +317,8 @@ fn removal_pairs<R: Rules>(
     threads: usize,
 ) -> (RemovalPairs, Samples<R>) {
     let full_count = |position: &Position<R>| lead_divisors(position, start) == (1, 1);
+    // Off (the default): not even the scan for endings.
+    let samples = if count == 0 { &[] } else { samples };
     let endings: Vec<&Position<R>> = samples
         .iter()
         .map(|(position, _)| position)
