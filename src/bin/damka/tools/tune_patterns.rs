@@ -222,12 +222,14 @@ impl Model {
         }
     }
 
-    /// What each removal pair of `pairs` falls short of `margin` by (0 when it keeps it):
-    /// pair `p` is samples `2p` (before) and `2p + 1` (after) of `data`.
-    fn shortfall(&self, pairs: &RemovalPairs, p: usize, margin: f64) -> f64 {
-        let (before, _) = self.score(&pairs.data, &pairs.blocks, 2 * p);
-        let (after, _) = self.score(&pairs.data, &pairs.blocks, 2 * p + 1);
-        (margin - f64::from(pairs.owner[p]) * (before - after)).max(0.0)
+    /// How far removal pair `p` of `pairs` falls short of `margin` (0 when it keeps it),
+    /// and the divisors of its two scores: pair `p` is samples `2p` (before) and `2p + 1`
+    /// (after) of `data`.
+    fn shortfall(&self, pairs: &RemovalPairs, p: usize, margin: f64) -> (f64, f64, f64) {
+        let (before, d_before) = self.score(&pairs.data, &pairs.blocks, 2 * p);
+        let (after, d_after) = self.score(&pairs.data, &pairs.blocks, 2 * p + 1);
+        let short = (margin - f64::from(pairs.owner[p]) * (before - after)).max(0.0);
+        (short, d_before, d_after)
     }
 
     /// Adds the material prior's gradient of pairs `ids` (weight `weight` per centi-man of
@@ -245,14 +247,13 @@ impl Model {
         let mut short = 0;
         for &p in ids {
             let p = p as usize;
-            if self.shortfall(pairs, p, margin) > 0.0 {
+            let (shortfall, d_before, d_after) = self.shortfall(pairs, p, margin);
+            if shortfall > 0.0 {
                 short += 1;
                 // The shortfall is margin - owner * (before - after): raise the owner's
                 // side of `before`, lower it in `after`.
                 let g = weight * f64::from(pairs.owner[p]);
                 let (data, blocks) = (&pairs.data, &pairs.blocks);
-                let (_, d_before) = self.score(data, blocks, 2 * p);
-                let (_, d_after) = self.score(data, blocks, 2 * p + 1);
                 self.add_gradient(data, blocks, 2 * p, d_before, -g, g_theta, g_blocks);
                 self.add_gradient(data, blocks, 2 * p + 1, d_after, g, g_theta, g_blocks);
             }
@@ -523,7 +524,7 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
     }
     let short_pairs = |model: &Model| {
         (0..pairs.len())
-            .filter(|&p| model.shortfall(&pairs, p, margin) > 0.0)
+            .filter(|&p| model.shortfall(&pairs, p, margin).0 > 0.0)
             .count()
     };
     let mut pair_order: Vec<u32> = (0..pairs.len() as u32).collect();
@@ -859,7 +860,7 @@ mod tests {
         assert_eq!(short, pairs.len());
         let loss = |model: &Model| {
             (0..pairs.len())
-                .map(|p| weight * model.shortfall(&pairs, p, margin))
+                .map(|p| weight * model.shortfall(&pairs, p, margin).0)
                 .sum::<f64>()
         };
         let used: Vec<usize> = pairs
