@@ -781,9 +781,11 @@ fn pydraughts_plays_frysk() {
 }
 
 /// Turkish: 65-character position strings and pydraughts' move numbering (rows flipped, a1 =
-/// 1). pydraughts' own king moves are wrong (it lets a king slide through its own men), so
-/// its legality check could refuse a right king move of damka's; against the random mover
-/// the games are mostly decided by men.
+/// 1). pydraughts' own king moves are wrong (it lets a king slide through men), so the
+/// random mover keeps to the moves of its list that follow the rules (a king move it made
+/// through its own man was refused by damka's `pos`, which then answered for the position
+/// before it); its legality check could still refuse a right king move of damka's, but
+/// against the random mover the games are mostly decided by men.
 #[test]
 fn pydraughts_plays_turkish() {
     pydraughts_goal("turkish");

@@ -8,7 +8,9 @@ Run with the python of `scripts/pyenv.sh pydraughts pydraughts==0.6.7`:
     pydraughts_client.py ENGINE --variant russian --ponder --movetime 0.05
 
 damka plays complete games (up to --max-plies plies) against pydraughts' own random
-mover, first in even games and second in odd ones. The client is driven exactly as
+mover, first in even games and second in odd ones. In Turkish the random mover skips the
+king moves of pydraughts' list that slide through men (a pydraughts bug): damka rightly
+refuses a `pos` with one of them. The client is driven exactly as
 lidraughts-bot drives it: `configure({"variant": ..., "initial-time": ...})` (an invented
 parameter the engine must swallow), `init`, then `play(board, Limit, ponder)` with the whole
 game as `pos` + `moves`. Every move damka answers is checked against pydraughts' own legal
@@ -56,11 +58,68 @@ def check_move(board, move, what):
         fail(f"{what} {getattr(move, 'hub_move', None)} is not legal in {board.fen}")
 
 
+def turkish_occupied(board):
+    """The occupied squares of a Turkish board, numbered as pydraughts' moves (a1 = 1)."""
+    squares = set()
+    for side in board.fen.split(":")[1:]:
+        for piece in side[1:].split(","):
+            square = piece.lstrip("K")
+            if square:
+                squares.add((int(square[1:]) - 1) * 8 + ord(square[0]) - ord("a") + 1)
+    return squares
+
+
+def squares_between(start, end):
+    """The squares strictly between two squares of one row or one column, else None."""
+    (row, col), (end_row, end_col) = divmod(start - 1, 8), divmod(end - 1, 8)
+    if row != end_row and col != end_col:
+        return None
+    step_row, step_col = (end_row > row) - (end_row < row), (end_col > col) - (end_col < col)
+    between = []
+    row, col = row + step_row, col + step_col
+    while (row, col) != (end_row, end_col):
+        between.append(row * 8 + col + 1)
+        row, col = row + step_row, col + step_col
+    return between
+
+
+def truly_legal(board, move):
+    """Whether a move of pydraughts' list keeps to the Turkish rules (rules.md): every leg
+    runs along a row or column over empty squares, a capture leg over exactly one piece,
+    which is taken off at once. pydraughts' kings break this (they slide through men)."""
+    occupied = turkish_occupied(board)
+    path, captured = move.steps_move, set(move.captures)
+    occupied.discard(path[0])
+    for start, end in zip(path, path[1:]):
+        between = squares_between(start, end)
+        if between is None:
+            return False
+        crossed = [square for square in between if square in occupied]
+        if captured:
+            if len(crossed) != 1 or crossed[0] not in captured:
+                return False
+            occupied.discard(crossed[0])
+        elif crossed:
+            return False
+    return True
+
+
+def random_mover_moves(board, variant):
+    """The random mover's choices: pydraughts' legal moves, in Turkish only those that keep
+    to the rules, so that damka is never sent a position it (rightly) cannot reach."""
+    legal = board.legal_moves()
+    if variant != "turkish":
+        return legal
+    return [move for move in legal if truly_legal(board, move)]
+
+
 def engine_move(engine, board, limit, ponder=False):
     try:
         return engine.play(board, limit, ponder=ponder)
     except (KeyError, IndexError, ValueError) as error:
-        fail(f"pydraughts could not use damka's answer in {board.fen}: {error!r}")
+        played = " ".join(move.hub_move for move in board.move_stack)
+        fail(f"pydraughts could not use damka's answer in {board.fen}: {error!r} "
+             f"(the game's moves: {played})")
 
 
 def main():
@@ -101,7 +160,9 @@ def main():
         while plies < args.max_plies and board.winner() is None:
             damka_turn = (plies % 2 == 0) == damka_first
             if not damka_turn:
-                legal = board.legal_moves()
+                legal = random_mover_moves(board, args.variant)
+                if not legal:
+                    fail(f"pydraughts lists no move that keeps to the rules in {board.fen}")
                 move = rng.choice(legal)
                 if predicted is not None and rng.random() < 0.5:
                     move = next((m for m in legal if m.hub_move == predicted.hub_move), move)
