@@ -770,9 +770,23 @@ impl<'a, R: Rules> Searcher<'a, R> {
             let original_alpha = alpha;
             let mut best_score = -INFINITE;
             let mut best_move = None;
+            let new_depth = depth - 1 + extension;
+            // Each child is made one move ahead and its table bucket prefetched, so that
+            // the load runs while the move before it is searched (the child probes the
+            // table first thing; the horizon's capture resolution does not probe it).
+            let make = |mv: &Move| {
+                let child = position.play(mv);
+                if new_depth > 0 {
+                    this.shared.tt.prefetch(child.hash());
+                }
+                child
+            };
+            let mut next_child = make(&order[0].1);
             for (index, &(_, mv)) in order.iter().enumerate() {
-                let child = position.play(&mv);
-                let new_depth = depth - 1 + extension;
+                let child = match order.get(index + 1) {
+                    Some((_, following)) => std::mem::replace(&mut next_child, make(following)),
+                    None => next_child,
+                };
                 // Late move reductions as Scan 2.0 makes them: quiet moves (no capture, no
                 // promotion) after the first three in PV nodes and after the first elsewhere,
                 // one ply, two from the seventh move in non-PV nodes.

@@ -372,6 +372,26 @@ impl TranspositionTable {
         &self.buckets[(key & self.mask) as usize]
     }
 
+    /// Starts loading the bucket of `key` into the cache without waiting for it, so that a
+    /// [`probe`](Self::probe) of the same key soon after finds it there. A search calls it
+    /// as soon as a child position's key is known: in a table of tens of megabytes nearly
+    /// every probe misses the cache, and that one load was half of `pvs`'s time
+    /// (docs/bench.md, "Prefetching the bucket"). A hint only: it changes no result.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        let bucket: *const Bucket = self.bucket(key);
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `prefetcht0` only hints the cache; it reads nothing into the program,
+        // writes nothing and never faults, and `bucket` points into the live table anyway.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                bucket.cast::<i8>(),
+            );
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = bucket;
+    }
+
     /// The entry stored for `key`, if any. The full 64-bit key is checked, so a hit is for
     /// this key (barring a 64-bit collision); the move in it must still be found among the
     /// legal moves with [`TtEntry::matches`] or [`TtEntry::find_move`].
