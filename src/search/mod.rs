@@ -753,6 +753,15 @@ impl<'a, R: Rules> Searcher<'a, R> {
         self.with_buffer(Self::order_pool, ply, |this, order| {
             let move_count = this.with_buffer(Self::list_pool, ply, |this, list| {
                 position.legal_moves_into(list);
+                // The table's move is searched first: its child's bucket loads while the
+                // moves are scored and sorted (the later ones are prefetched one ahead).
+                if depth > 1
+                    && let Some(first) = tt_move
+                        .as_ref()
+                        .and_then(|entry| entry.find_move(list.as_slice()))
+                {
+                    this.shared.tt.prefetch(position.play(&first).hash());
+                }
                 order.clear();
                 order.extend(
                     list.iter()
