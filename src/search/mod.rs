@@ -250,6 +250,11 @@ struct RootMove {
 /// How often (in nodes) a thread looks at the clock and publishes its node count.
 const POLL_INTERVAL: u64 = 1024;
 
+/// A history rate of one (the move was always the best): 4096, as in Scan 2.0's `sort.cpp`.
+const HISTORY_ONE: u16 = 1 << 12;
+/// A history rate moves `1 / 2^HISTORY_SHIFT` of the way on each update.
+const HISTORY_SHIFT: u32 = 6;
+
 /// One thread's search.
 pub struct Searcher<'a, R: Rules> {
     shared: &'a Shared,
@@ -262,8 +267,9 @@ pub struct Searcher<'a, R: Rules> {
     path: Vec<u64>,
     /// Plies since the last capture or man move at each entry of `path`.
     reversible: Vec<u32>,
-    killers: [[Move; 2]; MAX_PLY + 1],
-    history: Box<[[u32; 64]; 64]>,
+    /// Per from and to square: how often the move was the best of a node that it raised
+    /// alpha in, as a rate in 1/4096 (see [`HISTORY_ONE`]).
+    history: Box<[[u16; 64]; 64]>,
     lists: Vec<MoveList>,
     /// Per ply: the moves with their ordering scores (kept to reuse their memory).
     orders: Vec<Vec<(i32, Move)>>,
@@ -271,8 +277,9 @@ pub struct Searcher<'a, R: Rules> {
     /// A root move that beat the first move of the iteration in progress: played when time
     /// runs out before the iteration ends, since it already searched better at that depth.
     root_improvement: Option<Move>,
-    /// Greater than zero inside a ProbCut search: no pruning below it (Scan passes
-    /// `prune = false` down the reduced search).
+    /// Greater than zero inside a ProbCut search: no ProbCut below it, while the late move
+    /// reductions go on (Scan passes `prune = false` down the reduced search, which turns
+    /// off its ProbCut only).
     probcut_nesting: u32,
     rules: std::marker::PhantomData<R>,
 }
@@ -289,8 +296,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             seldepth: 0,
             path: Vec::with_capacity(256),
             reversible: Vec::with_capacity(256),
-            killers: [[Move::default(); 2]; MAX_PLY + 1],
-            history: Box::new([[0; 64]; 64]),
+            history: Box::new([[HISTORY_ONE / 2; 64]; 64]),
             lists: (0..=MAX_PLY).map(|_| MoveList::new()).collect(),
             orders: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             pv: vec![Vec::new(); MAX_PLY + 1],
@@ -734,10 +740,14 @@ impl<'a, R: Rules> Searcher<'a, R> {
         }
 
         // ProbCut as Scan 2.0 does it: in a non-PV node, a search at 40% of the depth that
-        // beats beta by a margin growing with the depth is taken as a cut.
-        let selective =
-            self.probcut_nesting == 0 && position.occupied().count_ones() >= SELECTIVE_MIN_PIECES;
-        if !pv_node && depth >= 3 && selective && beta.abs() < WIN_BOUND && !position.has_capture()
+        // beats beta by a margin growing with the depth is taken as a cut. A capture pending
+        // does not prevent it (the reduced search resolves the capture like any other move).
+        let selective = position.occupied().count_ones() >= SELECTIVE_MIN_PIECES;
+        if !pv_node
+            && depth >= 3
+            && selective
+            && self.probcut_nesting == 0
+            && beta.abs() < WIN_BOUND
         {
             let margin = depth * PROBCUT_MARGIN_PER_PLY;
             let raised = beta + margin;
@@ -765,7 +775,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
                 order.clear();
                 order.extend(
                     list.iter()
-                        .map(|&mv| (this.order_score(&mv, tt_move.as_ref(), ply), mv)),
+                        .map(|&mv| (this.order_score(&mv, tt_move.as_ref()), mv)),
                 );
                 list.len()
             });
@@ -779,6 +789,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             let original_alpha = alpha;
             let mut best_score = -INFINITE;
             let mut best_move = None;
+            let mut best_index = None;
             let new_depth = depth - 1 + extension;
             // Each child is made one move ahead and its table bucket prefetched, so that
             // the load runs while the move before it is searched (the child probes the
@@ -839,15 +850,16 @@ impl<'a, R: Rules> Searcher<'a, R> {
                     best_move = Some(mv);
                     if score > alpha {
                         alpha = score;
+                        best_index = Some(index);
                         this.update_pv(ply, mv);
                         if score >= beta {
-                            if !mv.is_capture() {
-                                this.reward_quiet(&mv, ply, depth);
-                            }
                             break;
                         }
                     }
                 }
+            }
+            if let Some(best) = best_index {
+                this.update_history(&order[..=best]);
             }
             let bound = if best_score >= beta {
                 Bound::Lower
@@ -932,32 +944,28 @@ impl<'a, R: Rules> Searcher<'a, R> {
         }
     }
 
-    fn order_score(&self, mv: &Move, tt_move: Option<&tt::TtEntry>, ply: usize) -> i32 {
+    fn order_score(&self, mv: &Move, tt_move: Option<&tt::TtEntry>) -> i32 {
         if tt_move.is_some_and(|entry| entry.matches(mv)) {
             return i32::MAX;
         }
+        let rate = i32::from(self.history[mv.from as usize][mv.to as usize]);
         if mv.is_capture() {
-            return 1 << 28 | (mv.capture_count() as i32) << 16;
+            return 1 << 28 | (mv.capture_count() as i32) << 16 | rate;
         }
-        let mut score = self.history[mv.from as usize][mv.to as usize] as i32;
-        if mv.promotes {
-            score += 1 << 26;
-        }
-        if self.killers[ply][0] == *mv {
-            score += 1 << 25;
-        } else if self.killers[ply][1] == *mv {
-            score += 1 << 24;
-        }
-        score
+        rate
     }
 
-    fn reward_quiet(&mut self, mv: &Move, ply: usize, depth: i32) {
-        if self.killers[ply][0] != *mv {
-            self.killers[ply][1] = self.killers[ply][0];
-            self.killers[ply][0] = *mv;
+    /// Scan 2.0's move-ordering statistics: the last of `searched` raised alpha and is the
+    /// node's best, the ones before it did not. Each rate moves 1/64 of the way to one or
+    /// to zero, whatever the depth.
+    fn update_history(&mut self, searched: &[(i32, Move)]) {
+        let (best, before) = searched.split_last().expect("the best move was searched");
+        for (_, mv) in before {
+            let slot = &mut self.history[mv.from as usize][mv.to as usize];
+            *slot -= *slot >> HISTORY_SHIFT;
         }
-        let slot = &mut self.history[mv.from as usize][mv.to as usize];
-        *slot = slot.saturating_add((depth * depth) as u32).min(1 << 23);
+        let slot = &mut self.history[best.1.from as usize][best.1.to as usize];
+        *slot += (HISTORY_ONE - *slot) >> HISTORY_SHIFT;
     }
 
     fn update_pv(&mut self, ply: usize, mv: Move) {
