@@ -868,9 +868,13 @@ impl<'a, R: Rules> Searcher<'a, R> {
             } else {
                 Bound::Upper
             };
+            // A node where every move failed low has no best move worth keeping: the one
+            // with the highest bound is noise, and the entry's earlier move stays (Scan 2.0
+            // stores no move then either).
+            let stored_move = best_index.and(best_move);
             this.shared.tt.store(
                 key,
-                best_move.as_ref(),
+                stored_move.as_ref(),
                 score_to_tt(best_score, ply),
                 depth,
                 bound,

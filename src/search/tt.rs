@@ -412,9 +412,10 @@ impl TranspositionTable {
     /// [`score_to_tt`](super::score::score_to_tt); clamped to `i16`), the depth (clamped to `-128..=127`) and the
     /// bound.
     ///
-    /// Within the bucket it replaces the entry with the same key, else an empty one, else
-    /// the one with the lowest `depth - 8 * age`, where age is how many searches ago it was
-    /// written. A store without a move keeps the move of an entry for the same key.
+    /// Within the bucket it replaces the entry with the same key, unless that one is deeper
+    /// (then only its age is refreshed), else an empty one, else the one with the lowest
+    /// `depth - 8 * age`, where age is how many searches ago it was written. A store without
+    /// a move keeps the move of an entry for the same key.
     pub fn store(&self, key: u64, mv: Option<&Move>, score: i32, depth: i32, bound: Bound) {
         let generation = self.generation();
         let bucket = self.bucket(key);
@@ -434,6 +435,16 @@ impl TranspositionTable {
                 continue;
             }
             if check ^ data == key {
+                if depth_of(data) > depth.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) {
+                    // A deeper result for the same position is worth more than this one
+                    // (Scan 2.0 keeps it too): only its age is refreshed, so that it is
+                    // not replaced as stale.
+                    let refreshed = (data & !(0xFF << GENERATION_SHIFT))
+                        | (u64::from(generation) << GENERATION_SHIFT);
+                    slot.key.store(key ^ refreshed, Ordering::Relaxed);
+                    slot.data.store(refreshed, Ordering::Relaxed);
+                    return;
+                }
                 victim = i;
                 kept_move = data & MOVE_MASK;
                 break;
@@ -524,12 +535,14 @@ mod tests {
         let tt = TranspositionTable::new(1);
         let key = 0x0123_4567_89AB_CDEF;
         let m = mv(53, 0, true, (1 << 7) | (1 << 30));
+        // Depths rise, so that each store replaces the one before (a shallower one would
+        // not, see below).
         for (bound, score, depth) in [
-            (Bound::Exact, 123, 17),
             (Bound::Lower, -32_000, -5),
-            (Bound::Upper, 0, 127),
             (Bound::Exact, WIN - 3, 0),
             (Bound::Lower, -(WIN - 3), 1),
+            (Bound::Exact, 123, 17),
+            (Bound::Upper, 0, 127),
         ] {
             tt.store(key, Some(&m), score, depth, bound);
             let e = tt.probe(key).expect("stored entry is found");
@@ -557,11 +570,17 @@ mod tests {
         assert_eq!(e.depth(), 127);
         assert_eq!(e.score(), i32::from(i16::MAX));
 
-        // Another key misses; a generation is recorded.
+        // Another key misses. A shallower result for the same key leaves the deeper entry
+        // as it was, but marks it as used by the current search.
         assert!(tt.probe(key ^ 1).is_none());
         tt.new_search();
         tt.store(key, None, 5, 3, Bound::Upper);
-        assert_eq!(tt.probe(key).unwrap().generation(), 1);
+        let e = tt.probe(key).unwrap();
+        assert_eq!(e.generation(), 1);
+        assert_eq!(
+            (e.depth(), e.score(), e.bound()),
+            (127, i32::from(i16::MAX), Bound::Exact)
+        );
     }
 
     #[test]
@@ -599,20 +618,29 @@ mod tests {
         for i in [0, 2, 3, 4] {
             assert!(tt.probe(keys[i]).is_some(), "entry {i} kept");
         }
-        // Same key is replaced in place, whatever its depth.
-        tt.store(keys[3], None, 55, 2, Bound::Lower);
+        // The same key is replaced in place by a result as deep or deeper, and kept when
+        // the new one is shallower.
+        tt.store(keys[3], None, 55, 14, Bound::Lower);
         let e = tt.probe(keys[3]).unwrap();
-        assert_eq!((e.depth(), e.score()), (2, 55));
+        assert_eq!((e.depth(), e.score()), (14, 55));
+        tt.store(keys[3], None, 66, 2, Bound::Upper);
+        let e = tt.probe(keys[3]).unwrap();
+        assert_eq!((e.depth(), e.score(), e.bound()), (14, 55, Bound::Lower));
         for i in [0, 2, 4] {
             assert!(tt.probe(keys[i]).is_some(), "entry {i} kept");
         }
-        // Now: 10 (key0), 7 (key2), 2 (key3), 1 (key4), all generation 0.
-        // Two searches later, refresh key4 and key3; the old deep entries age out:
+        // Now: 10 (key0), 7 (key2), 14 (key3), 1 (key4), all generation 0.
+        // Two searches later, use key4 and key3 again; the old deep entries age out:
         // key0: 10 - 16 = -6, key2: 7 - 16 = -9, key3/key4 current.
         tt.new_search();
         tt.new_search();
         tt.store(keys[4], None, 0, 1, Bound::Exact);
         tt.store(keys[3], None, 0, 2, Bound::Exact);
+        assert_eq!(
+            tt.probe(keys[3]).unwrap().generation(),
+            2,
+            "a kept entry is refreshed"
+        );
         tt.store(keys[5], None, 0, 1, Bound::Exact);
         assert!(
             tt.probe(keys[2]).is_none(),
