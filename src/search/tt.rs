@@ -419,6 +419,7 @@ impl TranspositionTable {
     pub fn store(&self, key: u64, mv: Option<&Move>, score: i32, depth: i32, bound: Bound) {
         let generation = self.generation();
         let bucket = self.bucket(key);
+        let depth = depth.clamp(i32::from(i8::MIN), i32::from(i8::MAX));
 
         let mut victim = 0;
         let mut victim_priority = i32::MAX;
@@ -435,7 +436,7 @@ impl TranspositionTable {
                 continue;
             }
             if check ^ data == key {
-                if depth_of(data) > depth.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) {
+                if depth_of(data) > depth {
                     // A deeper result for the same position is worth more than this one
                     // (Scan 2.0 keeps it too): only its age is refreshed, so that it is
                     // not replaced as stale.
@@ -462,7 +463,6 @@ impl TranspositionTable {
             None => kept_move,
         };
         let score = score.clamp(i32::from(i16::MIN), i32::from(i16::MAX));
-        let depth = depth.clamp(i32::from(i8::MIN), i32::from(i8::MAX));
         let data = move_field
             | ((bound as u64) << BOUND_SHIFT)
             | (u64::from(score as i16 as u16) << SCORE_SHIFT)
