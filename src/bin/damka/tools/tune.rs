@@ -15,6 +15,7 @@
 //! up after the last game its file holds in full (anything after that marker is cut off) and
 //! writes the same file an uninterrupted run would have written.
 
+use super::matches::openings::opening_score;
 use damka::game::{Game, Outcome};
 use damka::notation::fen::write_fen;
 use damka::position::Position;
@@ -117,15 +118,7 @@ pub fn play_game<R: Rules>(config: &GenConfig, index: u64) -> Vec<String> {
         if game.outcome().is_some() {
             continue;
         }
-        let check = Limits {
-            depth: Some(4),
-            multipv: 1,
-            ..Limits::default()
-        };
-        let shared = Shared::new(Arc::clone(&tt), false);
-        let score = Searcher::<R>::new(&shared, &check, 0)
-            .run(game.position(), &GameContext::default(), &mut |_| {})
-            .score;
+        let score = opening_score(game.position(), &tt);
         if score.abs() <= config.max_opening_score || attempt == 199 {
             break;
         }

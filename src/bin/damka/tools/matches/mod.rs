@@ -85,6 +85,11 @@ pub struct MatchArgs {
     /// Seed of the random openings.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Largest score (centi-men, for either side) that a 4-ply search by damka may give a
+    /// random opening; a more lopsided one is drawn again. `off` keeps every random line
+    /// (the ballots of damka before this option). Default 60.
+    #[arg(long, value_name = "CP|off", value_parser = parse_opening_limit)]
+    pub opening_max_score: Option<OpeningLimit>,
     /// Stop as soon as a GSPRT of H0: Elo = ELO0 against H1: Elo = ELO1 decides.
     #[arg(long, num_args = 4, allow_negative_numbers = true,
           value_names = ["ELO0", "ELO1", "ALPHA", "BETA"])]
@@ -112,6 +117,22 @@ pub struct MatchArgs {
     pub verbose: bool,
 }
 
+/// The `--opening-max-score` value: a limit in centi-men, or none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpeningLimit(Option<i32>);
+
+fn parse_opening_limit(text: &str) -> Result<OpeningLimit, String> {
+    if text.eq_ignore_ascii_case("off") {
+        return Ok(OpeningLimit(None));
+    }
+    match text.parse::<i32>() {
+        Ok(centi) if centi >= 0 => Ok(OpeningLimit(Some(centi))),
+        _ => Err(format!(
+            "expected centi-men (0 or more) or 'off', not '{text}'"
+        )),
+    }
+}
+
 /// Everything the games need, checked.
 struct Settings {
     variant: Variant,
@@ -122,6 +143,7 @@ struct Settings {
     concurrency: usize,
     openings: Option<PathBuf>,
     opening_plies: Option<usize>,
+    opening_max_score: Option<i32>,
     seed: u64,
     sprt: Option<Sprt>,
     referee: Referee,
@@ -182,6 +204,11 @@ fn settings(args: MatchArgs) -> Result<Settings, String> {
                 .into(),
         );
     }
+    if args.openings.is_some() && args.opening_max_score.is_some() {
+        return Err(
+            "--opening-max-score judges random openings only: drop it or drop --openings".into(),
+        );
+    }
     if args.games == 0 {
         return Err("--games must be at least 1".into());
     }
@@ -218,6 +245,9 @@ fn settings(args: MatchArgs) -> Result<Settings, String> {
         concurrency: args.concurrency.min(args.games),
         openings: args.openings,
         opening_plies: args.opening_plies,
+        opening_max_score: args
+            .opening_max_score
+            .map_or(Some(openings::DEFAULT_OPENING_MAX_SCORE), |limit| limit.0),
         seed: args.seed,
         sprt,
         referee: Referee {
@@ -246,7 +276,12 @@ fn run_match<R: Rules>(settings: &Settings) -> Result<(), String> {
             openings::load::<R>(&text, settings.opening_plies)
                 .map_err(|e| format!("{}: {e}", path.display()))?
         }
-        None => openings::balloted::<R>(pairs, settings.opening_plies.unwrap_or(4), settings.seed),
+        None => openings::balloted::<R>(
+            pairs,
+            settings.opening_plies.unwrap_or(4),
+            settings.seed,
+            settings.opening_max_score,
+        ),
     };
     let mut file = std::fs::File::create(&settings.pdn)
         .map_err(|e| format!("cannot write {}: {e}", settings.pdn.display()))?;

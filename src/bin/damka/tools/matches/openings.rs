@@ -5,6 +5,9 @@ use damka::notation::fen::parse_fen;
 use damka::position::{Move, Position};
 use damka::random::SplitMix;
 use damka::rules::Rules;
+use damka::search::tt::TranspositionTable;
+use damka::search::{GameContext, Limits, Searcher, Shared};
+use std::sync::Arc;
 
 /// Where a game starts: a position and the moves already played from it (both go into the
 /// PDN and to the engines, so the game's history is complete).
@@ -27,13 +30,46 @@ impl<R: Rules> Opening<R> {
     }
 }
 
+/// Plies of the search that judges a balloted opening (the same check `damka tune gen` makes).
+pub const OPENING_CHECK_DEPTH: u32 = 4;
+
+/// Largest score, in centi-men, that a balloted opening may leave by default: random plies
+/// often give a man away (captures are compulsory), and a game that starts a man down is
+/// decided before the engines play, so it measures nothing but the colours.
+pub const DEFAULT_OPENING_MAX_SCORE: i32 = 60;
+
+/// The score of `position` for its side to move by a search of [`OPENING_CHECK_DEPTH`]
+/// plies on one thread with the table `table`: the judge of a balloted opening. It is
+/// deterministic for a given table content, so a seed always gives the same openings.
+pub fn opening_score<R: Rules>(position: &Position<R>, table: &Arc<TranspositionTable>) -> i32 {
+    let check = Limits {
+        depth: Some(OPENING_CHECK_DEPTH),
+        multipv: 1,
+        ..Limits::default()
+    };
+    let shared = Shared::new(Arc::clone(table), false);
+    Searcher::<R>::new(&shared, &check, 0)
+        .run(position, &GameContext::default(), &mut |_| {})
+        .score
+}
+
 /// `count` openings of `plies` random legal plies from the start position, each different
-/// (as long as enough exist) and none already over.
-pub fn balloted<R: Rules>(count: usize, plies: usize, seed: u64) -> Vec<Opening<R>> {
+/// (as long as enough exist) and none already over. With `max_score`, an opening whose
+/// [`opening_score`] is larger than that in either direction is drawn again, so that the
+/// games start from playable positions as ballots from an opening list do; after 100 draws
+/// per opening (a variant where few random lines stay level) the check and the duplicate
+/// test are given up rather than loop forever.
+pub fn balloted<R: Rules>(
+    count: usize,
+    plies: usize,
+    seed: u64,
+    max_score: Option<i32>,
+) -> Vec<Opening<R>> {
     let mut random = SplitMix(seed);
     let mut openings: Vec<Opening<R>> = Vec::with_capacity(count);
     let mut seen = std::collections::HashSet::new();
     let mut attempts = 0;
+    let table = Arc::new(TranspositionTable::new(1));
     while openings.len() < count {
         attempts += 1;
         let mut game = Game::<R>::default();
@@ -47,8 +83,17 @@ pub fn balloted<R: Rules>(count: usize, plies: usize, seed: u64) -> Vec<Opening<
         if game.outcome().is_some() {
             continue;
         }
-        // After many repeats the tree is small: accept duplicates rather than loop forever.
-        if seen.insert(game.position().hash()) || attempts > 100 * count {
+        let given_up = attempts > 100 * count;
+        if let Some(limit) = max_score
+            && !given_up
+        {
+            // A fresh table for each check: the verdict depends on the line only.
+            table.clear();
+            if opening_score(game.position(), &table).abs() > limit {
+                continue;
+            }
+        }
+        if seen.insert(game.position().hash()) || given_up {
             openings.push(Opening {
                 start: Position::start(),
                 moves,
@@ -197,7 +242,7 @@ fn move_token(word: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use damka::rules::{International, Russian};
+    use damka::rules::{Color, International, Russian};
 
     #[test]
     fn pdn_games_give_their_moves() {
@@ -211,15 +256,38 @@ mod tests {
         assert_eq!(cut[0].moves.len(), 2);
     }
 
+    /// Men of White less men of Black after the opening (no kings arise in 4 plies).
+    fn material_lead(opening: &Opening<International>) -> i64 {
+        let game = opening.game();
+        let position = game.position();
+        i64::from(position.pieces(Color::White).count_ones())
+            - i64::from(position.pieces(Color::Black).count_ones())
+    }
+
+    #[test]
+    fn the_check_keeps_out_openings_that_give_two_men_away() {
+        // Random 4-ply lines from the start often lose men to a forced capture (the
+        // ballot of seed 14 holds 31-27 18-23 32-28 23x21, two men for nothing). With the
+        // check, no opening leaves a side more than one man behind (one: an exchange still
+        // in progress); without it, the same seed's ballot does.
+        let unchecked = balloted::<International>(200, 4, 14, None);
+        assert!(unchecked.iter().any(|o| material_lead(o).abs() >= 2));
+        let checked = balloted::<International>(200, 4, 14, Some(DEFAULT_OPENING_MAX_SCORE));
+        assert_eq!(checked.len(), 200);
+        for opening in &checked {
+            assert!(material_lead(opening).abs() <= 1, "{:?}", opening.moves);
+        }
+    }
+
     #[test]
     fn fen_lines_and_balloted_openings() {
         let openings =
             load::<Russian>("W:W21-32:B1-12\n# a comment\nB:W21-32:B1-12\n", None).unwrap();
         assert_eq!(openings.len(), 2);
-        let random = balloted::<Russian>(10, 4, 7);
+        let random = balloted::<Russian>(10, 4, 7, Some(DEFAULT_OPENING_MAX_SCORE));
         assert_eq!(random.len(), 10);
         assert!(random.iter().all(|o| o.moves.len() == 4));
-        let again = balloted::<Russian>(10, 4, 7);
+        let again = balloted::<Russian>(10, 4, 7, Some(DEFAULT_OPENING_MAX_SCORE));
         assert_eq!(random[3].moves, again[3].moves);
     }
 }
