@@ -13,47 +13,39 @@ iterations, the engine's `time` field and its nodes. Builds alternate within a r
 a noisy neighbour hits them alike. docs/bench.md ("Time to depth") uses it to compare
 Threads 1 and Threads 2. Standard library only; Linux (/proc).
 """
-import os
-import subprocess
 import sys
 
-TICK = os.sysconf("SC_CLK_TCK")
-POSITIONS = {
-    "start": "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50"
-    ":B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20",
-    "M2": "W:W27,30,33,35,36,37,38,43,45,46,47,48,50:B1,2,3,5,6,10,11,12,13,17,19,23,24",
-    "M3": "W:W27,29,32,34,36,38,42,45,46,47,48,49,50:B2,3,4,5,6,7,11,12,15,16,17,18,20",
-}
+# Shared with the other search scripts beside this one: the positions, the child-process
+# wrapper (which stops with a message when the engine exits early) and the CPU clock.
+from depth_vs_scan import POSITIONS as ALL_POSITIONS, Engine
+from uci_search import cpu_ms
 
-
-def cpu_ms(pid):
-    """User + system CPU time of the process (all its threads) so far, in ms."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / TICK
+POSITIONS = {name: fen for name, variant, fen in ALL_POSITIONS
+             if variant == "international" and name in ("start", "M2", "M3")}
 
 
 def search(binary, threads, fen, ms):
     """One search in a fresh process: ({depth: (time ms, nodes)}, CPU ms)."""
-    engine = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True, bufsize=1)
-    engine.stdin.write("uci\nsetoption name Variant value international\n"
-                       "setoption name Hash value 64\n"
-                       f"setoption name Threads value {threads}\nucinewgame\nisready\n")
-    while engine.stdout.readline().strip() != "readyok":
-        pass
-    engine.stdin.write(f"position fen {fen}\ngo movetime {ms}\n")
+    engine = Engine([binary])
+    engine.send("uci")
+    engine.read_until("uciok")
+    engine.send("setoption name Variant value international")
+    engine.send("setoption name Hash value 64")
+    engine.send(f"setoption name Threads value {threads}")
+    engine.send("ucinewgame")
+    engine.send("isready")
+    engine.read_until("readyok")
+    engine.send(f"position fen {fen}")
+    engine.send(f"go movetime {ms}")
+    lines = engine.read_until("bestmove")
+    cpu = cpu_ms(engine.p.pid)
+    engine.close()
     depths = {}
-    for line in engine.stdout:
+    for line in lines:
         tokens = line.split()
-        if tokens and tokens[0] == "bestmove":
-            break
         if tokens[:2] == ["info", "depth"] and "multipv" in tokens and "time" in tokens:
             value = lambda name: int(tokens[tokens.index(name) + 1])
             depths[int(tokens[2])] = (value("time"), value("nodes"))
-    cpu = cpu_ms(engine.pid)
-    engine.stdin.write("quit\n")
-    engine.wait()
     return depths, cpu
 
 
