@@ -7,6 +7,17 @@ fn damka() -> Command {
     Command::new(env!("CARGO_BIN_EXE_damka"))
 }
 
+/// Runs `command` and returns its output, failing the test with its stderr if it failed.
+fn succeed(command: &mut Command) -> std::process::Output {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 /// A fresh folder under the target directory for one test.
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tune-{name}"));
@@ -38,12 +49,7 @@ fn generate(out: &Path, games: usize, threads: usize, resume: bool) -> String {
     if resume {
         command.arg("--resume");
     }
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    succeed(&mut command);
     std::fs::read_to_string(out).unwrap()
 }
 
@@ -74,24 +80,19 @@ fn fitted_patterns_load_in_the_engine_and_a_damaged_file_is_refused() {
     let data = dir.join("data.txt");
     generate(&data, 20, 2, false);
     let weights = dir.join("w.dkw");
-    let output = damka()
-        .args([
-            "tune",
-            "patterns",
-            "--variant",
-            "international",
-            "--epochs",
-            "2",
-        ])
-        .arg(&data)
-        .arg("--out")
-        .arg(&weights)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = succeed(
+        damka()
+            .args([
+                "tune",
+                "patterns",
+                "--variant",
+                "international",
+                "--epochs",
+                "2",
+            ])
+            .arg(&data)
+            .arg("--out")
+            .arg(&weights),
     );
     let report = String::from_utf8_lossy(&output.stdout);
     assert!(report.contains("held-out loss"), "{report}");
@@ -129,4 +130,88 @@ fn fitted_patterns_load_in_the_engine_and_a_damaged_file_is_refused() {
     assert_eq!(errors.len(), 1, "{text}");
     assert!(errors[0].contains("truncated"), "{text}");
     assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
+}
+
+/// The pieces on the board of a `W:W..:B..` position.
+fn pieces(fen: &str) -> usize {
+    fen.split(':')
+        .skip(1)
+        .map(|side| side[1..].split(',').filter(|s| !s.is_empty()).count())
+        .sum()
+}
+
+#[test]
+fn gen_with_tables_stops_at_the_tables_and_writes_scores_that_the_fit_blends() {
+    let dir = scratch("egtb-scores");
+    let tables = dir.join("egtb");
+    succeed(
+        damka()
+            .args([
+                "egtb",
+                "gen",
+                "--variant",
+                "english",
+                "--pieces",
+                "4",
+                "--dir",
+            ])
+            .arg(&tables),
+    );
+    let data = dir.join("data.txt");
+    succeed(
+        damka()
+            .args([
+                "tune",
+                "gen",
+                "--variant",
+                "english",
+                "--depth",
+                "3",
+                "--seed",
+                "4",
+            ])
+            .args(["--games", "12", "--scores", "--egtb"])
+            .arg(&tables)
+            .arg("--out")
+            .arg(&data),
+    );
+    let text = std::fs::read_to_string(&data).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(lines.len() > 12 * 10, "{text}");
+    for line in &lines {
+        let fields: Vec<&str> = line.split(';').collect();
+        assert_eq!(fields.len(), 3, "{line}");
+        assert!(["1", "0.5", "0"].contains(&fields[1]), "{line}");
+        let score: i32 = fields[2].parse().unwrap();
+        assert!(score.abs() <= 2000, "{line}");
+        // A quiet position the tables hold ends the game before it is written.
+        assert!(pieces(fields[0]) > 4, "{line}");
+    }
+
+    // The fit reads the scores and blends every fitted label with them.
+    let fitted = |extra: &[&str]| {
+        let output = succeed(
+            damka()
+                .args(["tune", "patterns", "--variant", "english", "--epochs", "1"])
+                .args(extra)
+                .arg(&data)
+                .arg("--out")
+                .arg(dir.join("w.dkw")),
+        );
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let holdout_share = 0.05;
+    let expected = (lines.len() as f64 * (1.0 - holdout_share)) as usize;
+    let log = fitted(&["--lambda", "0.5"]);
+    assert!(
+        log.contains(&format!("{expected} fitted labels blended")),
+        "{log}"
+    );
+    assert!(log.contains("(0 bad lines skipped)"), "{log}");
+    assert!(!fitted(&[]).contains("blended"));
+    // A score that is not a number makes the line bad, not the run.
+    let mut damaged = text.clone();
+    damaged.push_str("W:W21,22,23:B1,2,3;0.5;many\n");
+    std::fs::write(&data, damaged).unwrap();
+    assert!(fitted(&[]).contains("(1 bad lines skipped)"));
 }

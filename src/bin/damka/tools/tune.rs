@@ -14,8 +14,20 @@
 //! comment line `# game N` (readers skip `#` lines). With `--resume` an interrupted run picks
 //! up after the last game its file holds in full (anything after that marker is cut off) and
 //! writes the same file an uninterrupted run would have written.
+//!
+//! Two options raise the quality of the labels. With `--egtb DIR` the search probes the
+//! endgame tables and a game ends at its first position the tables hold (no capture
+//! pending), with the tables' result: the result of best play from there, where a shallow
+//! self-play search would often misplay a won or drawn ending and give every earlier position
+//! a wrong label. With `--scores` each line also carries the score of the search made in
+//! that position (`FEN;RESULT;SCORE`, centi-men from White's side, wins clamped to
+//! +-`SCORE_CLAMP`), so that the fit can blend the result with the search's opinion
+//! (`damka tune patterns --lambda`; the blend of game result and search score that
+//! Stockfish's NNUE trainer calls lambda).
 
 use super::matches::openings::opening_score;
+use damka::egtb::Value;
+use damka::egtb::probe::Tables;
 use damka::game::{Game, Outcome};
 use damka::notation::fen::write_fen;
 use damka::position::Position;
@@ -66,10 +78,22 @@ pub struct GenConfig {
     /// lopsided opening is drawn again.
     #[arg(long, default_value_t = 60)]
     pub max_opening_score: i32,
+    /// Endgame tables (a directory as for `EGTBPath`): the search probes them and a game
+    /// ends at its first position they hold, with their result.
+    #[arg(long)]
+    pub egtb: Option<PathBuf>,
+    /// Write each position's search score too: `FEN;RESULT;SCORE`, centi-men from White's
+    /// side (`damka tune patterns --lambda` blends it with the result).
+    #[arg(long)]
+    pub scores: bool,
     /// The output file.
     #[arg(long)]
     pub out: PathBuf,
 }
+
+/// The largest score `--scores` writes: a table or search win is written as this, which the
+/// fit's logistic scale reads as a certain result.
+pub const SCORE_CLAMP: i32 = 2000;
 
 /// True when neither side has a capture: the position is quiet.
 pub fn is_quiet<R: Rules>(position: &Position<R>) -> bool {
@@ -88,8 +112,26 @@ fn result_text(outcome: Option<Outcome>) -> &'static str {
     }
 }
 
-/// Plays game number `index` and returns its `FEN;RESULT` lines.
-pub fn play_game<R: Rules>(config: &GenConfig, index: u64) -> Vec<String> {
+/// The tables' result of `position` from White's point of view, when they hold it and no
+/// capture is pending (a position with a capture is about to change; the search resolves it).
+fn table_result<R: Rules>(tables: &Tables, position: &Position<R>) -> Option<&'static str> {
+    if position.occupied().count_ones() as usize > tables.max_pieces() || position.has_capture() {
+        return None;
+    }
+    let white_wins = match tables.probe(position)? {
+        Value::Draw => return Some("0.5"),
+        Value::Win(_) => position.side_to_move() == Color::White,
+        Value::Loss(_) => position.side_to_move() == Color::Black,
+    };
+    Some(if white_wins { "1" } else { "0" })
+}
+
+/// Plays game number `index` and returns its `FEN;RESULT` (or `FEN;RESULT;SCORE`) lines.
+pub fn play_game<R: Rules>(
+    config: &GenConfig,
+    tables: Option<&Arc<Tables>>,
+    index: u64,
+) -> Vec<String> {
     let mut rng = SplitMix(config.seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
     let tt = Arc::new(TranspositionTable::new(4));
     let limits = Limits {
@@ -124,12 +166,17 @@ pub fn play_game<R: Rules>(config: &GenConfig, index: u64) -> Vec<String> {
         }
     }
     tt.clear();
-    let mut quiet = Vec::new();
+    let mut quiet: Vec<(String, Option<i32>)> = Vec::new();
+    let mut table_said = None;
     while game.outcome().is_none() && game.ply() < config.max_plies {
         let position = *game.position();
-        if is_quiet(&position) {
-            quiet.push(write_fen(&position));
+        if let Some(tables) = tables
+            && let Some(result) = table_result(tables, &position)
+        {
+            table_said = Some(result);
+            break;
         }
+        let quiet_here = is_quiet(&position);
         let context = GameContext {
             reversible_hashes: {
                 let hashes: Vec<u64> = game.positions().map(|p| p.hash()).collect();
@@ -138,18 +185,31 @@ pub fn play_game<R: Rules>(config: &GenConfig, index: u64) -> Vec<String> {
             },
         };
         tt.new_search();
-        let shared = Shared::new(Arc::clone(&tt), false);
+        let shared = Shared::new(Arc::clone(&tt), false).with_egtb(tables.cloned());
         let mut searcher = Searcher::<R>::new(&shared, &limits, 0);
         let outcome = searcher.run(&position, &context, &mut |_| {});
+        if quiet_here {
+            let white_score = match position.side_to_move() {
+                Color::White => outcome.score,
+                Color::Black => -outcome.score,
+            };
+            quiet.push((
+                write_fen(&position),
+                Some(white_score.clamp(-SCORE_CLAMP, SCORE_CLAMP)),
+            ));
+        }
         let Some(best) = outcome.best else {
             break;
         };
         game.play(best);
     }
-    let result = result_text(game.outcome());
+    let result = table_said.unwrap_or_else(|| result_text(game.outcome()));
     let mut lines: Vec<String> = quiet
         .into_iter()
-        .map(|fen| format!("{fen};{result}"))
+        .map(|(fen, score)| match score {
+            Some(score) if config.scores => format!("{fen};{result};{score}"),
+            _ => format!("{fen};{result}"),
+        })
         .collect();
     lines.push(format!("# game {index}"));
     lines
@@ -200,6 +260,16 @@ impl Output {
 
 /// Runs `damka tune gen`; returns the exit code.
 pub fn run_gen(config: &GenConfig) -> i32 {
+    let tables = match &config.egtb {
+        None => None,
+        Some(dir) => match damka::engine::load_tables(&dir.to_string_lossy(), config.variant) {
+            Ok(loaded) => Some(loaded.tables),
+            Err(error) => {
+                eprintln!("damka tune gen: --egtb {}: {error}", dir.display());
+                return 2;
+            }
+        },
+    };
     let (first, positions_before) = if config.resume && config.out.exists() {
         let text = match std::fs::read_to_string(&config.out) {
             Ok(text) => text,
@@ -282,7 +352,7 @@ pub fn run_gen(config: &GenConfig) -> i32 {
                         break;
                     }
                     let lines =
-                        with_variant!(config.variant, R => play_game::<R>(config, index as u64));
+                        with_variant!(config.variant, R => play_game::<R>(config, tables.as_ref(), index as u64));
                     let count = lines.len() - 1;
                     let total = positions.fetch_add(count, Ordering::Relaxed) + count;
                     output

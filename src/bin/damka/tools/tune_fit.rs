@@ -311,28 +311,65 @@ pub fn rounded(start: &Weights, theta: &[f64]) -> Weights {
 }
 
 /// Reads `FEN;RESULT` lines (a result from 0 to 1); blank and `#` lines are skipped, bad
-/// lines counted and skipped.
+/// lines counted and skipped. A search score after the result (`FEN;RESULT;SCORE`, as
+/// `damka tune gen --scores` writes) is read and left out.
 pub fn read_samples<'a, R: Rules>(
     lines: impl IntoIterator<Item = &'a str>,
 ) -> (Vec<(Position<R>, f64)>, usize) {
+    let read = read_scored_samples(lines);
+    (read.samples, read.bad)
+}
+
+/// Positions with their results, the search score of each where its line gave one, and the
+/// number of lines that did not read.
+pub struct ScoredSamples<R: Rules> {
+    /// The positions and results (1, 0.5, 0 for White).
+    pub samples: Vec<(Position<R>, f64)>,
+    /// Each sample's search score, centi-men from White's side, if its line had one.
+    pub scores: Vec<Option<i32>>,
+    /// Lines that did not read.
+    pub bad: usize,
+}
+
+/// Reads `FEN;RESULT` and `FEN;RESULT;SCORE` lines.
+pub fn read_scored_samples<'a, R: Rules>(
+    lines: impl IntoIterator<Item = &'a str>,
+) -> ScoredSamples<R> {
     let mut samples = Vec::new();
+    let mut scores = Vec::new();
     let mut bad = 0;
     for line in lines {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let parsed = line.rsplit_once(';').and_then(|(fen, result)| {
-            let result: f64 = result.trim().parse().ok()?;
+        let parsed = (|| {
+            let mut fields = line.split(';');
+            let fen = fields.next()?;
+            let result: f64 = fields.next()?.trim().parse().ok()?;
+            let score = match fields.next() {
+                None => None,
+                Some(text) => Some(text.trim().parse::<i32>().ok()?),
+            };
+            if fields.next().is_some() || !(0.0..=1.0).contains(&result) {
+                return None;
+            }
             let position = parse_fen::<R>(fen.trim()).ok()?;
-            (0.0..=1.0).contains(&result).then_some((position, result))
-        });
+            Some((position, result, score))
+        })();
         match parsed {
-            Some(sample) => samples.push(sample),
+            Some((position, result, score)) => {
+                samples.push((position, result));
+                scores.push(score);
+            }
             None => bad += 1,
         }
     }
-    (samples, bad)
+    ScoredSamples {
+        samples,
+        scores,
+        bad,
+    }
 }
 
 /// Runs `damka tune fit`; returns the exit code.

@@ -24,8 +24,8 @@
 //! the real integer evaluation with the written file, beside those of the starting weights.
 
 use super::tune_fit::{
-    Dataset, FitConfig, extract, fit_k, for_white, log_loss, mean_losses, read_samples, sigmoid,
-    trainable,
+    Dataset, FitConfig, ScoredSamples, extract, fit_k, for_white, log_loss, mean_losses,
+    read_scored_samples, sigmoid, trainable,
 };
 use damka::board::Bits;
 use damka::board::Geometry;
@@ -99,6 +99,12 @@ pub struct PatternConfig {
     /// Threads.
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
+    /// Weight of the search score in the label of a fitted position whose line carries one
+    /// (`FEN;RESULT;SCORE`): the label is `(1 - lambda) * RESULT + lambda * sigmoid(K *
+    /// SCORE)`. The held-out positions keep their game results, so held-out losses stay
+    /// comparable between fits.
+    #[arg(long, default_value_t = 0.0)]
+    pub lambda: f64,
     /// Seed of the shuffle.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -360,32 +366,38 @@ fn removal_pairs<R: Rules>(
     (pairs, positions)
 }
 
-/// Reads `FEN;RESULT` lines of every file, in order, on `threads` threads; returns the
-/// samples and the number of bad lines.
-fn read_files<R: Rules>(files: &[PathBuf], threads: usize) -> Result<(Samples<R>, usize), String> {
+/// Reads `FEN;RESULT[;SCORE]` lines of every file, in order, on `threads` threads; returns
+/// the samples, their search scores where given and the number of bad lines.
+fn read_files<R: Rules>(files: &[PathBuf], threads: usize) -> Result<ScoredSamples<R>, String> {
     let mut samples = Vec::new();
+    let mut scores = Vec::new();
     let mut bad = 0;
     for file in files {
         let text = std::fs::read_to_string(file)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
         let lines: Vec<&str> = text.lines().collect();
         let chunk = lines.len().div_ceil(threads.max(1)).max(1);
-        let parts: Vec<(Samples<R>, usize)> = std::thread::scope(|scope| {
+        let parts: Vec<ScoredSamples<R>> = std::thread::scope(|scope| {
             let handles: Vec<_> = lines
                 .chunks(chunk)
-                .map(|part| scope.spawn(move || read_samples::<R>(part.iter().copied())))
+                .map(|part| scope.spawn(move || read_scored_samples::<R>(part.iter().copied())))
                 .collect();
             handles
                 .into_iter()
                 .map(|h| h.join().expect("no panic"))
                 .collect()
         });
-        for (part, part_bad) in parts {
-            samples.extend(part);
-            bad += part_bad;
+        for part in parts {
+            samples.extend(part.samples);
+            scores.extend(part.scores);
+            bad += part.bad;
         }
     }
-    Ok((samples, bad))
+    Ok(ScoredSamples {
+        samples,
+        scores,
+        bad,
+    })
 }
 
 /// The linear features and block indices of `samples`, on `threads` threads.
@@ -486,7 +498,11 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
     let start = start_set.weights;
 
     let clock = std::time::Instant::now();
-    let (samples, bad) = read_files::<R>(&config.files, threads)?;
+    let ScoredSamples {
+        mut samples,
+        scores,
+        bad,
+    } = read_files::<R>(&config.files, threads)?;
     if samples.len() < 2 {
         return Err("fewer than two usable positions".to_string());
     }
@@ -503,6 +519,17 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
         patterns: None,
     };
     let k = fit_k(&samples[..cut.min(200_000)], &start);
+    let lambda = config.lambda.clamp(0.0, 1.0);
+    if lambda > 0.0 {
+        let mut blended = 0;
+        for ((_, result), score) in samples[..cut].iter_mut().zip(&scores) {
+            if let Some(score) = score {
+                *result = (1.0 - lambda) * *result + lambda * sigmoid(k * f64::from(*score));
+                blended += 1;
+            }
+        }
+        eprintln!("lambda {lambda}: {blended} fitted labels blended with their search scores");
+    }
     let (data, blocks) = features(&samples, &start, threads);
     eprintln!(
         "features read in {:.1} s; K = {k:.6}",
