@@ -839,3 +839,43 @@ fn a_one_jump_capture_is_not_ambiguous_with_a_longer_one_between_the_same_square
     assert!(long.capture_count() > 1);
     assert_eq!(write_move(&position, &short), "31x13");
 }
+
+// ---------------------------------------------------------------- the ACF three-move deck
+
+/// docs/openings/english-acf-3move.pdn holds the ballots of the American Checker Federation's
+/// list of 174 that are not barred: 156 (a published count), each three legal plies from the
+/// start, each its own ACF number and its own position.
+#[test]
+fn the_acf_three_move_deck_is_156_legal_distinct_ballots() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/openings/english-acf-3move.pdn"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut numbers = BTreeSet::new();
+    let mut positions = BTreeSet::new();
+    for line in text.lines() {
+        if let Some(number) = line.strip_prefix("[Event \"ACF ") {
+            let number: u32 = number.trim_end_matches("\"]").parse().unwrap();
+            assert!((1..=174).contains(&number), "{line}");
+            assert!(numbers.insert(number), "ACF {number} twice");
+        }
+        let Some(moves) = line.strip_prefix("1. ") else {
+            continue;
+        };
+        let plies: Vec<&str> = moves
+            .split_whitespace()
+            .filter(|word| word.contains(['-', 'x']))
+            .collect();
+        assert_eq!(plies.len(), 3, "{line}");
+        let mut game = Game::<English>::default();
+        for ply in plies {
+            let mv = parse_move(game.position(), ply)
+                .unwrap_or_else(|e| panic!("{line}: {ply} is not legal: {e:?}"));
+            game.play(mv);
+        }
+        assert!(positions.insert(write_fen(game.position())), "{line}");
+    }
+    assert_eq!(numbers.len(), 156);
+    assert_eq!(positions.len(), 156);
+}
