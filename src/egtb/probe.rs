@@ -192,6 +192,18 @@ impl Tables {
         self.code(position).map(Value::from_code)
     }
 
+    /// [`Tables::probe`] for a position the search and the data generator take as settled:
+    /// no more pieces than the tables hold and no capture pending (a position with a capture
+    /// is about to change, and its value is not stored but worked out, which costs more than
+    /// searching it).
+    #[inline]
+    pub fn probe_settled<R: Rules>(&self, position: &Position<R>) -> Option<Value> {
+        if position.occupied().count_ones() as usize > self.max_pieces || position.has_capture() {
+            return None;
+        }
+        self.probe(position)
+    }
+
     /// The value a position must have given its successors' values in these tables (the
     /// consistency rule every stored value obeys): `None` when a successor is not covered.
     pub fn value_from_successors<R: Rules>(&self, position: &Position<R>) -> Option<Value> {

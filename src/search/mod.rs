@@ -441,12 +441,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
     /// the side to move's point of view, as a win or loss `plies` from the root.
     #[inline]
     fn probe_tables(&self, position: &Position<R>, ply: usize) -> Option<i32> {
-        let tables = self.shared.egtb.as_deref()?;
-        if position.occupied().count_ones() as usize > tables.max_pieces() || position.has_capture()
-        {
-            return None;
-        }
-        let value = tables.probe(position)?;
+        let value = self.shared.egtb.as_deref()?.probe_settled(position)?;
         self.shared.tbhits.fetch_add(1, Ordering::Relaxed);
         Some(match value {
             Value::Win(n) => WIN - (ply as i32 + n as i32),

@@ -115,10 +115,7 @@ fn result_text(outcome: Option<Outcome>) -> &'static str {
 /// The tables' result of `position` from White's point of view, when they hold it and no
 /// capture is pending (a position with a capture is about to change; the search resolves it).
 fn table_result<R: Rules>(tables: &Tables, position: &Position<R>) -> Option<&'static str> {
-    if position.occupied().count_ones() as usize > tables.max_pieces() || position.has_capture() {
-        return None;
-    }
-    let white_wins = match tables.probe(position)? {
+    let white_wins = match tables.probe_settled(position)? {
         Value::Draw => return Some("0.5"),
         Value::Win(_) => position.side_to_move() == Color::White,
         Value::Loss(_) => position.side_to_move() == Color::Black,
@@ -166,7 +163,7 @@ pub fn play_game<R: Rules>(
         }
     }
     tt.clear();
-    let mut quiet: Vec<(String, Option<i32>)> = Vec::new();
+    let mut quiet: Vec<(String, i32)> = Vec::new();
     let mut table_said = None;
     while game.outcome().is_none() && game.ply() < config.max_plies {
         let position = *game.position();
@@ -195,7 +192,7 @@ pub fn play_game<R: Rules>(
             };
             quiet.push((
                 write_fen(&position),
-                Some(white_score.clamp(-SCORE_CLAMP, SCORE_CLAMP)),
+                white_score.clamp(-SCORE_CLAMP, SCORE_CLAMP),
             ));
         }
         let Some(best) = outcome.best else {
@@ -206,9 +203,12 @@ pub fn play_game<R: Rules>(
     let result = table_said.unwrap_or_else(|| result_text(game.outcome()));
     let mut lines: Vec<String> = quiet
         .into_iter()
-        .map(|(fen, score)| match score {
-            Some(score) if config.scores => format!("{fen};{result};{score}"),
-            _ => format!("{fen};{result}"),
+        .map(|(fen, score)| {
+            if config.scores {
+                format!("{fen};{result};{score}")
+            } else {
+                format!("{fen};{result}")
+            }
         })
         .collect();
     lines.push(format!("# game {index}"));
