@@ -2,7 +2,7 @@
 
 use super::{
     Board8x8, CbMove, GameType, board_fen, board_of_position, cb_color, cb_move_text,
-    move_of_cbmove, move_to_board, with_gametype,
+    describe_cbmove, move_of_cbmove, move_to_board, with_gametype,
 };
 use crate::game::Game;
 use crate::notation::fen::{parse_fen, write_fen};
@@ -83,30 +83,50 @@ fn host_position_of<R: Rules>(
     })
 }
 
+/// An engine's answer that is no legal move: what it played, in a few characters (a board
+/// as CheckerBoard writes a FEN, or a CBmove as [`describe_cbmove`] writes it), and why that
+/// is not a move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Illegal {
+    /// What it played, without blanks.
+    pub played: String,
+    /// Why that is no legal move.
+    pub why: String,
+}
+
 impl HostPosition {
     /// The legal move (damka's text) after which the board is `after`, as CheckerBoard finds
     /// an English engine's move; the error says what the engine did instead.
-    pub fn move_by_board(&self, after: &Board8x8) -> Result<String, String> {
+    pub fn move_by_board(&self, after: &Board8x8) -> Result<String, Illegal> {
         let gametype = self.gametype;
-        with_gametype!(gametype, R => {
+        let mv = with_gametype!(gametype, R => {
             let position = parse_fen::<R>(&self.fen).expect("a FEN damka wrote");
-            match move_to_board(&position, after) {
-                Some(mv) => Ok(write_move(&position, &mv)),
-                None if *after == self.board => Err("it returned the board unchanged".into()),
-                None => Err(format!(
-                    "no legal move leads to the board it returned, {}",
-                    board_fen(after, (super::CB_WHITE | super::CB_BLACK) ^ self.color, gametype)
-                )),
-            }
+            move_to_board(&position, after).map(|mv| write_move(&position, &mv))
+        });
+        mv.ok_or_else(|| Illegal {
+            played: board_fen(
+                after,
+                (super::CB_WHITE | super::CB_BLACK) ^ self.color,
+                gametype,
+            ),
+            why: if *after == self.board {
+                "it returned the board unchanged".into()
+            } else {
+                "no legal move leads to the board it returned".into()
+            },
         })
     }
 
     /// The legal move (damka's text) that a `struct CBmove` describes, as CheckerBoard reads
     /// the move of an engine of another game type that has no `get movelist`.
-    pub fn move_by_cbmove(&self, cbmove: &CbMove) -> Result<String, String> {
-        with_gametype!(self.gametype, R => {
+    pub fn move_by_cbmove(&self, cbmove: &CbMove) -> Result<String, Illegal> {
+        let mv = with_gametype!(self.gametype, R => {
             let position = parse_fen::<R>(&self.fen).expect("a FEN damka wrote");
             move_of_cbmove(&position, cbmove).map(|mv| write_move(&position, &mv))
+        });
+        mv.map_err(|why| Illegal {
+            played: describe_cbmove(cbmove, self.gametype),
+            why: format!("its CBmove names no legal move: {why}"),
         })
     }
 }
@@ -153,14 +173,13 @@ mod tests {
         assert!(
             host.move_by_board(&host.board)
                 .unwrap_err()
+                .why
                 .contains("unchanged")
         );
         let mut wrong = after;
         wrong[0][0] = CB_WHITE | CB_KING;
-        assert!(
-            host.move_by_board(&wrong)
-                .unwrap_err()
-                .contains("no legal move")
-        );
+        let illegal = host.move_by_board(&wrong).unwrap_err();
+        assert!(illegal.why.contains("no legal move"), "{illegal:?}");
+        assert_eq!(illegal.played, "B:WK4,7,28:B3");
     }
 }

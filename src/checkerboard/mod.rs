@@ -569,21 +569,32 @@ pub fn move_of_cbmove<R: Rules>(position: &Position<R>, cbmove: &CbMove) -> Resu
         .iter()
         .find(|mv| mv.from == from && mv.to == to && mv.captured == captured)
         .copied()
-        .ok_or_else(|| {
-            let mut text = format!(
-                "{}{}{}",
-                cb_number::<R>(from),
-                if jumps > 0 { 'x' } else { '-' },
-                cb_number::<R>(to)
-            );
-            if jumps > 0 {
-                let taken: Vec<String> = Bits(captured)
-                    .map(|bit| cb_number::<R>(bit as u8).to_string())
-                    .collect();
-                text.push_str(&format!(" taking {}", taken.join(",")));
-            }
-            format!("no legal move is {text}")
-        })
+        .ok_or_else(|| "no legal move has its start, end and captured squares".to_string())
+}
+
+/// A `struct CBmove` in a few characters, CheckerBoard's numbers where its squares are
+/// playable: `9-13`, `30x7:25,17,10` (the captured squares after the colon), `(9,9)` for a
+/// square off the board.
+pub fn describe_cbmove(cbmove: &CbMove, gametype: GameType) -> String {
+    let square = |c: Coor| match (usize::try_from(c.x), usize::try_from(c.y)) {
+        (Ok(x), Ok(y)) if x < 8 && y < 8 && (x + y) % 2 == 0 => {
+            gametype.square_number(x, y).to_string()
+        }
+        _ => format!("({},{})", c.x, c.y),
+    };
+    let jumps = cbmove.jumps.clamp(0, 12) as usize;
+    let mut text = format!(
+        "{}{}{}",
+        square(cbmove.from),
+        if jumps > 0 { 'x' } else { '-' },
+        square(cbmove.to)
+    );
+    if jumps > 0 {
+        let taken: Vec<String> = cbmove.del[..jumps].iter().map(|&c| square(c)).collect();
+        text.push(':');
+        text.push_str(&taken.join(","));
+    }
+    text
 }
 
 /// The legal move after which the board is `after`, if there is one.
