@@ -181,6 +181,9 @@ pub fn run(args: CbEngineArgs) -> i32 {
 fn start(args: CbEngineArgs) -> Result<Shim, String> {
     let path = std::path::absolute(&args.library)
         .map_err(|e| format!("{}: {e}", args.library.display()))?;
+    if !path.is_file() {
+        return Err(format!("cannot load {}: no such file", path.display()));
+    }
     let dir = match args.dir {
         Some(dir) => dir,
         None => path.parent().map(Path::to_path_buf).unwrap_or_default(),
