@@ -223,6 +223,8 @@ impl CbEngine {
                 )),
             },
             "book" => (true, "damka has no opening book: book stays 0".to_string()),
+            // The game type is the variant, kept with the history that goes with it.
+            "variant" => refused("set the game type with set gametype N"),
             "gamehist" => {
                 let gametype = self.gametype;
                 match with_gametype!(gametype, R => read_history::<R>(args)) {
@@ -668,6 +670,8 @@ mod tests {
         assert!(ok && reply.contains("black, the side to move"), "{reply}");
         assert!(!engine.command("staticevaluation B:W1:B").0);
         assert!(!engine.command("set gametype 20").0);
+        assert!(!engine.command("set variant russian").0);
+        assert_eq!(engine.gametype(), GameType::English);
         assert!(engine.command("set gametype 25").0);
         assert_eq!(engine.command("get gametype"), (true, "25".into()));
         assert_eq!(engine.gametype(), GameType::Russian);

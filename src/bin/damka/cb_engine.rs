@@ -73,8 +73,10 @@ type EngineCommand = unsafe extern "system" fn(*const c_char, *mut c_char) -> c_
 struct Library {
     getmove: GetMove,
     enginecommand: EngineCommand,
-    /// Keeps the code of the two functions mapped.
-    _library: libloading::Library,
+    /// Keeps the code of the two functions mapped, for the life of the process: it is never
+    /// unloaded, as a `getmove` that ignored `*playnow` may still run in it when we exit
+    /// (CheckerBoard does not unload a working engine either).
+    _library: std::mem::ManuallyDrop<libloading::Library>,
 }
 
 impl Library {
@@ -98,7 +100,7 @@ impl Library {
         Ok(Library {
             getmove,
             enginecommand,
-            _library: library,
+            _library: std::mem::ManuallyDrop::new(library),
         })
     }
 
