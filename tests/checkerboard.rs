@@ -10,6 +10,7 @@ use common::{pydraughts_replay, repo_root, scratch, venv_python};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(300);
@@ -59,8 +60,11 @@ fn compile(source: &str, output: &str, shared: bool) -> PathBuf {
     out
 }
 
+/// The host, compiled once per run (the tests run in parallel and share the file).
 fn host() -> PathBuf {
-    compile("cb_host.c", "cb_host", false)
+    static HOST: OnceLock<PathBuf> = OnceLock::new();
+    HOST.get_or_init(|| compile("cb_host.c", "cb_host", false))
+        .clone()
 }
 
 /// Runs the host on damka's library: `GAMETYPE MAXTIME MODE ARGS`, `input` on stdin.
@@ -397,7 +401,11 @@ fn damka_match_plays_the_library_against_damka() {
 
 #[test]
 fn a_broken_library_loses_by_forfeit_and_the_match_goes_on() {
-    let bad = compile("bad_engine.c", "libbad_engine.so", true);
+    let bad = compile(
+        "bad_engine.c",
+        &format!("libbad_engine{}", std::env::consts::DLL_SUFFIX),
+        true,
+    );
     let cases = [
         (
             "english",
