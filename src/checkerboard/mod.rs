@@ -869,8 +869,19 @@ mod tests {
         assert!(
             move_of_cbmove(&position, &wrong)
                 .unwrap_err()
-                .contains("30x7 taking")
+                .contains("no legal move")
         );
+        assert_eq!(describe_cbmove(&wrong, GameType::English), "30x7:25,17");
+        let off = CbMove {
+            from: Coor { x: 9, y: 0 },
+            ..wrong
+        };
+        assert!(
+            move_of_cbmove(&position, &off)
+                .unwrap_err()
+                .contains("(9, 0)")
+        );
+        assert_eq!(describe_cbmove(&off, GameType::English), "(9,0)x7:25,17");
     }
 
     /// The example of `cb_api_reference.htm`, answered in its format.
