@@ -14,7 +14,10 @@ Random playouts (the default):
 plays random games with pydraughts from the start position and prints one line
 per distinct position reached.  FEN mode (`--fen FEN`, repeatable, or
 `--stdin` for one FEN per line) prints the same kind of line for given
-positions instead, which is how the known positions are checked.
+positions instead, which is how the known positions are checked; with
+`--successors` each move is followed by `=` and the FEN pydraughts reaches
+by playing it (`F-T=FEN`), which is how tests/checkerboard.rs judges the
+boards a CheckerBoard engine returns.
 
 Output, one line per position, everything in the STANDARD PDN numbering:
 
@@ -214,13 +217,25 @@ def winner_of(conv, game):
     return "-"
 
 
-def run_fens(conv, fens, selfcheck, out):
+def successors(conv, fen, moves, captures):
+    """`MOVE=FEN` for each legal move: the standard FEN after pydraughts plays it."""
+    out = set()
+    for steps, caps in zip(moves, captures):
+        after = game_from_std_fen(conv, fen)
+        after.push(steps)
+        out.add(std_moves(conv, [steps], [caps])[0] + "=" + std_fen(conv, after))
+    return sorted(out)
+
+
+def run_fens(conv, fens, selfcheck, out, with_successors=False):
     for fen in fens:
         game = game_from_std_fen(conv, fen)
         moves = std_moves(conv, *game.legal_moves())
         canon = std_fen(conv, game)
         if selfcheck:
             check(conv.variant, canon, moves)
+        if with_successors:
+            moves = successors(conv, canon, *game.legal_moves())
         emit(out, canon, moves)
 
 
@@ -300,6 +315,8 @@ def main():
     add_common_arguments(ap, PD_VARIANT)
     ap.add_argument("--games", type=int, default=0,
                     help="print whole random games with history-aware move sets instead")
+    ap.add_argument("--successors", action="store_true",
+                    help="FEN mode: print each move as MOVE=FEN, the position after it")
     ap.add_argument("--selfcheck", action="store_true",
                     help="also compute every move set via the public draughts.Board API and abort on mismatch")
     args = ap.parse_args()
@@ -308,7 +325,7 @@ def main():
     out = sys.stdout
     fens = fens_asked(args, sys.stdin)
     if fens is not None:
-        run_fens(conv, fens, args.selfcheck, out)
+        run_fens(conv, fens, args.selfcheck, out, args.successors)
     else:
         if args.games:
             run_games(conv, args.games, args.seed, args.max_plies, out)

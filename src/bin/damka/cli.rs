@@ -70,6 +70,13 @@ enum Command {
     ///
     /// Example: damka dxp --listen 27531 --movetime 500
     Dxp(Box<damka::protocol::dxp::DxpArgs>),
+    /// Load a CheckerBoard engine library (getmove, enginecommand) and speak damka's UCI
+    /// dialect for it on stdin and stdout: what `damka match` runs for `proto=cb` engines;
+    /// see docs/checkerboard.md.
+    ///
+    /// Example: damka cb-engine /path/to/engine.so
+    #[command(hide = true)]
+    CbEngine(crate::cb_engine::CbEngineArgs),
     /// Run the COMP10002 "towers" assignment program: actions such as `G6-F5` (then
     /// optionally `A` or `P`) on stdin, the boards on stdout byte for byte as the assignment's
     /// tests expect; exit code 1 after an `ERROR:` line.
@@ -226,6 +233,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Some(Command::Hub) => damka::protocol::hub::run(),
         Some(Command::Dxp(args)) => damka::protocol::dxp::run(*args),
         Some(Command::Towers) => crate::towers::run(),
+        Some(Command::CbEngine(args)) => crate::cb_engine::run(args),
         Some(Command::Play {
             variant,
             side,

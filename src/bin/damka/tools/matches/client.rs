@@ -1,4 +1,4 @@
-//! One engine process driven by the match tool: start-up, options, and one move at a time over UCI, Hub or DXP.
+//! One engine process driven by the match tool: start-up, options, and one move at a time over UCI, Hub, DXP, or a CheckerBoard library behind `damka cb-engine`.
 //!
 //! The engine's stdout is read on its own thread into a channel, so every wait has a deadline:
 //! an engine that hangs is noticed, killed and restarted for the next game; stderr is
@@ -62,15 +62,37 @@ struct Process {
     lines: Receiver<String>,
 }
 
-impl Process {
-    fn spawn(spec: &EngineSpec) -> Result<Process, String> {
+/// The program that runs an engine and its arguments. A CheckerBoard library (`proto=cb`)
+/// runs in `damka cb-engine` (this program), given absolute paths; it works in `dir=` or
+/// the library's folder itself.
+fn engine_command(spec: &EngineSpec) -> Result<Command, String> {
+    if spec.proto != Proto::Cb {
         let mut command = Command::new(&spec.program);
         if let Some(dir) = &spec.dir {
             // Engines such as Scan read their settings and data from the working folder.
             command.current_dir(dir);
         }
-        let mut child = command
-            .args(&spec.args)
+        command.args(&spec.args);
+        return Ok(command);
+    }
+    let absolute = |path: &str| std::path::absolute(path).map_err(|e| format!("{path}: {e}"));
+    let library = absolute(&spec.program)?;
+    if !library.is_file() {
+        return Err(format!("no library file '{}'", spec.program));
+    }
+    let program = std::env::current_exe()
+        .map_err(|e| format!("cannot find damka's own program for cb-engine: {e}"))?;
+    let mut command = Command::new(program);
+    command.arg("cb-engine").arg(library);
+    if let Some(dir) = &spec.dir {
+        command.arg("--dir").arg(absolute(dir)?);
+    }
+    Ok(command)
+}
+
+impl Process {
+    fn spawn(spec: &EngineSpec) -> Result<Process, String> {
+        let mut child = engine_command(spec)?
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -133,6 +155,14 @@ enum Said {
     Move(String),
     /// A refusal of what we sent: the game cannot go on in step.
     Refused,
+    /// An answer that is no move (a CheckerBoard engine's board or CBmove): what it played,
+    /// and why that is not a legal move.
+    Illegal {
+        /// What it played.
+        played: String,
+        /// Why it is no legal move.
+        why: String,
+    },
     /// Nothing the match needs.
     Nothing,
 }
@@ -171,6 +201,14 @@ impl Process {
                 }
                 Said::Refused => {
                     return Err(Failure::Crashed(format!("it answered '{}'", line.trim())));
+                }
+                Said::Illegal { played, why } => {
+                    return Ok(Reply {
+                        text: played,
+                        mv: Err(why),
+                        score,
+                        elapsed: started.elapsed(),
+                    });
                 }
                 Said::Nothing => {}
             }
@@ -257,6 +295,15 @@ impl Player {
         let mut dxp_minutes = 0;
         let hub = match spec.proto {
             Proto::Uci => None,
+            Proto::Cb => {
+                if let Limit::Depth(_) | Limit::Nodes(_) = limit {
+                    return Err(format!(
+                        "a CheckerBoard engine is given a time, not {limit} (use movetime= or \
+                         tc=)"
+                    ));
+                }
+                None
+            }
             Proto::Dxp => {
                 if variant != Variant::International {
                     return Err(format!(
@@ -324,7 +371,7 @@ impl Player {
         let mut process = Process::spawn(&self.spec)?;
         let deadline = Instant::now() + STARTUP;
         match self.spec.proto {
-            Proto::Uci => self.start_uci(&mut process, deadline),
+            Proto::Uci | Proto::Cb => self.start_uci(&mut process, deadline),
             Proto::Hub => self.start_hub(&mut process, deadline),
             Proto::Hub1 => self.start_hub1(&mut process, deadline),
             Proto::Dxp => unreachable!("DXP engines are connected above"),
@@ -337,7 +384,9 @@ impl Player {
     }
 
     /// UCI: `uci` ... `uciok`, the options checked against the `option` lines, then
-    /// `isready`; an `info string error` before `readyok` is a start-up error.
+    /// `isready`; an `info string error` before `readyok` is a start-up error. A CheckerBoard
+    /// engine's options are its `enginecommand` settings, which no list declares: they are
+    /// sent unchecked (`damka cb-engine` turns each into `set NAME VALUE`).
     fn start_uci(&self, process: &mut Process, deadline: Instant) -> Result<(), Option<String>> {
         let mut offered: Vec<String> = Vec::new();
         process.exchange(&["uci".to_string()], deadline, |line| {
@@ -357,11 +406,15 @@ impl Player {
             settings.push(format!("setoption name {name} value {}", self.variant));
         }
         for (option, value) in &self.spec.options {
-            let Some(name) = find(option) else {
-                return Err(Some(format!(
-                    "unknown option '{option}' (it offers: {})",
-                    offered.join(", ")
-                )));
+            let name = match find(option) {
+                Some(name) => name.as_str(),
+                None if self.spec.proto == Proto::Cb => option.as_str(),
+                None => {
+                    return Err(Some(format!(
+                        "unknown option '{option}' (it offers: {})",
+                        offered.join(", ")
+                    )));
+                }
             };
             settings.push(format!("setoption name {name} value {value}"));
         }
@@ -465,7 +518,7 @@ impl Player {
             self.restart()?;
         }
         let ok = match self.spec.proto {
-            Proto::Uci => self.uci_new_game(),
+            Proto::Uci | Proto::Cb => self.uci_new_game(),
             Proto::Hub => self.process.as_mut().expect("running").send("new-game"),
             Proto::Hub1 => self.process.as_mut().expect("running").send("new"),
             Proto::Dxp => unreachable!("handled above"),
@@ -521,6 +574,7 @@ impl Player {
         let layout = self.hub.map(|hub| hub.layout);
         let (commands, read): (Vec<String>, fn(&str) -> Said) = match (self.spec.proto, layout) {
             (Proto::Uci, _) => (uci_commands(game, self.limit.uci_go(clocks)), read_uci),
+            (Proto::Cb, _) => (uci_commands(game, self.limit.uci_go(clocks)), read_cb),
             (Proto::Hub, Some(layout)) => (
                 hub_commands(game, layout, self.limit.hub_level(clock)),
                 read_hub,
@@ -584,6 +638,21 @@ fn read_uci(line: &str) -> Said {
         }
         Some("bestmove") => Said::Move(words.next().unwrap_or("").to_string()),
         _ => Said::Nothing,
+    }
+}
+
+/// What a line of `damka cb-engine` says: UCI's lines, and `info string illegal PLAYED WHY`
+/// when the library's answer is no legal move (its `bestmove (none)` follows).
+fn read_cb(line: &str) -> Said {
+    match line.strip_prefix("info string illegal ") {
+        Some(rest) => {
+            let (played, why) = rest.split_once(' ').unwrap_or((rest, "no legal move"));
+            Said::Illegal {
+                played: played.to_string(),
+                why: why.to_string(),
+            }
+        }
+        None => read_uci(line),
     }
 }
 

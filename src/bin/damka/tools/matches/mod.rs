@@ -1,4 +1,4 @@
-//! `damka match`: engines against each other over UCI, Hub or DXP, refereed with damka's rules, with
+//! `damka match`: engines against each other over UCI, Hub, DXP or CheckerBoard's API, refereed with damka's rules, with
 //! paired openings, clocks, concurrency, a PDN file, Elo with intervals and an optional SPRT.
 
 pub mod client;
@@ -37,11 +37,15 @@ Examples (from the repository, after cargo build --release):
   damka match --variant russian --games 400 --sprt 0 50 0.05 0.05 --pdn sprt.pdn \\
     --engine cmd=target/release/damka,name=d5,depth=5 \\
     --engine cmd=target/release/damka,name=d4,depth=4
+  damka match --movetime 100 --games 20 --pdn cb.pdn \
+    --engine proto=cb,cmd=target/release/libdamka.so,name=cb,option.hashsize=64 \
+    --engine cmd=target/release/damka,name=uci
 
 An engine is KEY=VALUE pairs separated by commas: cmd=PROGRAM [ARGS] (required), name=NAME,
-proto=uci|hub|dxp (default uci, damka's dialect), option.NAME=VALUE (setoption / set-param),
+proto=uci|hub|hub1|dxp|cb (default uci, damka's dialect; cb: cmd= is a CheckerBoard engine
+library), option.NAME=VALUE (setoption / set-param / CheckerBoard's set NAME VALUE),
 its own limit depth=N, movetime=MS, nodes=N or tc=SECONDS+INC, dir=DIR (its working folder),
-and for DXP addr=HOST:PORT and dxp-moves=N. See docs/match.md.";
+and for DXP addr=HOST:PORT and dxp-moves=N. See docs/match.md and docs/checkerboard.md.";
 
 /// The command line of `damka match`.
 #[derive(clap::Args, Debug)]
@@ -51,7 +55,7 @@ pub struct MatchArgs {
     /// czech, towers.
     #[arg(long, short, default_value = "english")]
     pub variant: Variant,
-    /// An engine (give exactly two): cmd=PROGRAM [ARGS],name=NAME,proto=uci|hub|dxp,
+    /// An engine (give exactly two): cmd=PROGRAM [ARGS],name=NAME,proto=uci|hub|hub1|dxp|cb,
     /// option.NAME=VALUE,depth=N|movetime=MS|nodes=N|tc=S+I.
     #[arg(long = "engine", required = true, value_name = "SPEC")]
     pub engines: Vec<String>,

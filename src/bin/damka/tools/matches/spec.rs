@@ -1,4 +1,4 @@
-//! Engine specifications of `damka match`: `cmd=PATH args,name=N,proto=uci|hub|hub1|dxp,option.X=V,depth=N...`.
+//! Engine specifications of `damka match`: `cmd=PATH args,name=N,proto=uci|hub|hub1|dxp|cb,option.X=V,depth=N...`.
 
 use crate::tools::limit::{Limit, parse_tc};
 use std::time::Duration;
@@ -16,6 +16,9 @@ pub enum Proto {
     /// DamExchange over TCP (docs/dxp.md): the match tool connects to the engine's port and
     /// requests the games.
     Dxp,
+    /// A CheckerBoard engine library (`getmove`, `enginecommand`; docs/checkerboard.md),
+    /// loaded by `damka cb-engine` in a process of its own, which speaks the UCI dialect.
+    Cb,
 }
 
 /// One `--engine` argument, read.
@@ -49,7 +52,7 @@ fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
 }
 
 impl EngineSpec {
-    /// Reads `cmd=PATH [args],name=NAME,proto=uci|hub|hub1|dxp,option.NAME=VALUE,depth=N,
+    /// Reads `cmd=PATH [args],name=NAME,proto=uci|hub|hub1|dxp|cb,option.NAME=VALUE,depth=N,
     /// movetime=MS,nodes=N,tc=S+I,dir=DIR,addr=HOST:PORT,dxp-moves=N` (any order; `cmd`
     /// required, except for a DXP engine given by `addr` that is already running).
     pub fn parse(text: &str) -> Result<EngineSpec, String> {
@@ -94,8 +97,11 @@ impl EngineSpec {
                         "hub" => Proto::Hub,
                         "hub1" => Proto::Hub1,
                         "dxp" => Proto::Dxp,
+                        "cb" => Proto::Cb,
                         other => {
-                            return Err(format!("proto={other}: expected uci, hub, hub1 or dxp"));
+                            return Err(format!(
+                                "proto={other}: expected uci, hub, hub1, dxp or cb"
+                            ));
                         }
                     }
                 }
@@ -138,6 +144,13 @@ impl EngineSpec {
             return Err(
                 "a DXP engine has no options to set (DXP carries none): set them on its own \
                  command line"
+                    .into(),
+            );
+        }
+        if proto == Proto::Cb && command.as_ref().is_some_and(|words| words.len() > 1) {
+            return Err(
+                "cmd= of a CheckerBoard engine (proto=cb) is its library file alone, without \
+                 arguments"
                     .into(),
             );
         }
@@ -211,5 +224,9 @@ mod tests {
         assert!(EngineSpec::parse("proto=dxp").is_err());
         assert!(EngineSpec::parse("cmd=x,addr=1.2.3.4:5").is_err());
         assert!(EngineSpec::parse("cmd=x,proto=dxp,option.hash=1").is_err());
+        let cb = EngineSpec::parse("cmd=/opt/cb/libcake.so,proto=cb,option.book=0").unwrap();
+        assert_eq!((cb.proto, cb.name.as_str()), (Proto::Cb, "libcake.so"));
+        assert_eq!(cb.options, vec![("book".to_string(), "0".to_string())]);
+        assert!(EngineSpec::parse("cmd=/opt/cb/libcake.so x,proto=cb").is_err());
     }
 }

@@ -1,0 +1,185 @@
+//! The host's side of CheckerBoard's API: a game as a CheckerBoard host hands it to an engine (board, colour, `set gamehist`) and the reading of the engine's answer, for `damka cb-engine`.
+
+use super::{
+    Board8x8, CbMove, GameType, board_fen, board_of_position, cb_color, cb_move_text,
+    describe_cbmove, move_of_cbmove, move_to_board, with_gametype,
+};
+use crate::game::Game;
+use crate::notation::fen::{parse_fen, write_fen};
+use crate::notation::movetext::write_move;
+use crate::position::Position;
+use crate::rules::Rules;
+
+/// The position a CheckerBoard host asks an engine to move in, with what it needs to read
+/// the answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostPosition {
+    /// The game type.
+    pub gametype: GameType,
+    /// The board to pass to `getmove`.
+    pub board: Board8x8,
+    /// The colour to move (`CB_WHITE` or `CB_BLACK`).
+    pub color: i32,
+    /// The `set gamehist ...` command CheckerBoard sends before `getmove` (its
+    /// `send_game_history`): the position after the last capture or man move, in
+    /// CheckerBoard's numbers, then the king moves since, `from-to`.
+    pub gamehist: String,
+    /// The number of legal moves (CheckerBoard calls no engine without one).
+    pub legal_moves: usize,
+    /// The position, as damka's FEN.
+    fen: String,
+}
+
+/// The game from `fen` (damka's numbers; `None`: the start) after `moves` (damka's move
+/// texts), as a CheckerBoard host gives it to an engine of `gametype`.
+pub fn host_position(
+    gametype: GameType,
+    fen: Option<&str>,
+    moves: &[&str],
+) -> Result<HostPosition, String> {
+    with_gametype!(gametype, R => host_position_of::<R>(gametype, fen, moves))
+}
+
+fn host_position_of<R: Rules>(
+    gametype: GameType,
+    fen: Option<&str>,
+    moves: &[&str],
+) -> Result<HostPosition, String> {
+    let start = match fen {
+        None => Position::<R>::start(),
+        Some(text) => parse_fen::<R>(text).map_err(|e| format!("bad FEN: {e}"))?,
+    };
+    let mut game = Game::new(start);
+    for (index, text) in moves.iter().enumerate() {
+        game.play_text(text)
+            .map_err(|e| format!("move {} of the list: {e}", index + 1))?;
+    }
+    let position = *game.position();
+    // The king moves since the last capture or man move are the reversible plies; the
+    // positions before them are the game's.
+    let positions: Vec<Position<R>> = game.positions().copied().collect();
+    let played: Vec<_> = game.moves().copied().collect();
+    let since = positions.len() - 1 - game.reversible_plies() as usize;
+    let root = &positions[since];
+    let mut gamehist = format!(
+        "set gamehist {}",
+        board_fen(
+            &board_of_position(root),
+            cb_color(root.side_to_move()),
+            gametype
+        )
+    );
+    for mv in &played[since..] {
+        gamehist.push(' ');
+        gamehist.push_str(&cb_move_text::<R>(mv));
+    }
+    Ok(HostPosition {
+        gametype,
+        board: board_of_position(&position),
+        color: cb_color(position.side_to_move()),
+        gamehist,
+        legal_moves: position.legal_moves().len(),
+        fen: write_fen(&position),
+    })
+}
+
+/// An engine's answer that is no legal move: what it played, in a few characters (a board
+/// as CheckerBoard writes a FEN, or a CBmove as [`describe_cbmove`] writes it), and why that
+/// is not a move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Illegal {
+    /// What it played, without blanks.
+    pub played: String,
+    /// Why that is no legal move.
+    pub why: String,
+}
+
+impl HostPosition {
+    /// The legal move (damka's text) after which the board is `after`, as CheckerBoard finds
+    /// an English engine's move; the error says what the engine did instead.
+    pub fn move_by_board(&self, after: &Board8x8) -> Result<String, Illegal> {
+        let gametype = self.gametype;
+        let mv = with_gametype!(gametype, R => {
+            let position = parse_fen::<R>(&self.fen).expect("a FEN damka wrote");
+            move_to_board(&position, after).map(|mv| write_move(&position, &mv))
+        });
+        mv.ok_or_else(|| Illegal {
+            played: board_fen(
+                after,
+                (super::CB_WHITE | super::CB_BLACK) ^ self.color,
+                gametype,
+            ),
+            why: if *after == self.board {
+                "it returned the board unchanged".into()
+            } else {
+                "no legal move leads to the board it returned".into()
+            },
+        })
+    }
+
+    /// The legal move (damka's text) that a `struct CBmove` describes, as CheckerBoard reads
+    /// the move of an engine of another game type that has no `get movelist`.
+    pub fn move_by_cbmove(&self, cbmove: &CbMove) -> Result<String, Illegal> {
+        let mv = with_gametype!(self.gametype, R => {
+            let position = parse_fen::<R>(&self.fen).expect("a FEN damka wrote");
+            move_of_cbmove(&position, cbmove).map(|mv| write_move(&position, &mv))
+        });
+        mv.map_err(|why| Illegal {
+            played: describe_cbmove(cbmove, self.gametype),
+            why: format!("its CBmove names no legal move: {why}"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkerboard::{CB_BLACK, CB_KING, CB_WHITE, cb_move};
+    use crate::rules::English;
+
+    #[test]
+    fn the_history_is_the_king_moves_since_the_last_man_move() {
+        let host = host_position(
+            GameType::English,
+            Some("B:WK30,31:BK3,10"),
+            &["10-14", "30-26", "3-7", "26-30"],
+        )
+        .unwrap();
+        assert_eq!(
+            host.gamehist,
+            "set gamehist W:WK30,31:BK3,14 30-26 3-7 26-30"
+        );
+        assert_eq!(host.color, CB_BLACK);
+        let start = host_position(GameType::English, None, &[]).unwrap();
+        assert_eq!(
+            start.gamehist,
+            "set gamehist B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+        );
+        assert_eq!(start.legal_moves, 7);
+    }
+
+    #[test]
+    fn answers_are_read_by_board_and_by_cbmove() {
+        let host = host_position(GameType::English, Some("W:W30,28:B25,17,10,3,4"), &[]).unwrap();
+        assert_eq!(host.color, CB_WHITE);
+        let position = parse_fen::<English>("W:W30,28:B25,17,10,3,4").unwrap();
+        let mv = position.legal_moves().as_slice()[0];
+        let after = board_of_position(&position.play(&mv));
+        assert_eq!(host.move_by_board(&after).unwrap(), "30x7");
+        assert_eq!(
+            host.move_by_cbmove(&cb_move(&position, &mv)).unwrap(),
+            "30x7"
+        );
+        assert!(
+            host.move_by_board(&host.board)
+                .unwrap_err()
+                .why
+                .contains("unchanged")
+        );
+        let mut wrong = after;
+        wrong[0][0] = CB_WHITE | CB_KING;
+        let illegal = host.move_by_board(&wrong).unwrap_err();
+        assert!(illegal.why.contains("no legal move"), "{illegal:?}");
+        assert_eq!(illegal.played, "B:WK4,7,28:B3");
+    }
+}
