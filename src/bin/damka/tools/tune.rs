@@ -26,6 +26,7 @@
 //! Stockfish's NNUE trainer calls lambda).
 
 use super::matches::openings::opening_score;
+use super::tune_fit::for_white;
 use damka::egtb::Value;
 use damka::egtb::probe::Tables;
 use damka::game::{Game, Outcome};
@@ -186,10 +187,7 @@ pub fn play_game<R: Rules>(
         let mut searcher = Searcher::<R>::new(&shared, &limits, 0);
         let outcome = searcher.run(&position, &context, &mut |_| {});
         if quiet_here {
-            let white_score = match position.side_to_move() {
-                Color::White => outcome.score,
-                Color::Black => -outcome.score,
-            };
+            let white_score = for_white(&position, outcome.score);
             quiet.push((
                 write_fen(&position),
                 white_score.clamp(-SCORE_CLAMP, SCORE_CLAMP),
