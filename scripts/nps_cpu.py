@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Nodes per CPU second of a damka binary on the 10x10 middlegames M1-M3 of docs/bench.md
-(or, with `english` as third argument, on three English positions from self-play data).
+(or, with `english` as third argument, on three English positions from self-play data;
+`english-kings`: three English positions with kings, where the king tables count).
 
 Each position is searched with `go nodes N` in a fresh process; the CPU time the process used
 is read from /proc/PID/stat once `bestmove` arrives, so the figure holds up better on a
 shared, loaded machine than nodes per wall second. Compare builds by alternating them:
 
     for i in 1 2 3 4 5; do for b in OLD NEW; do scripts/nps_cpu.py $b; done; done
-    scripts/nps_cpu.py BINARY [NODES] [international|english]
+    scripts/nps_cpu.py BINARY [NODES] [international|english|english-kings]
 """
 import os
 import re
@@ -28,6 +29,13 @@ FENS_BY_VARIANT["english"] = [
     "B:W14,19,21,25,27,29,30,31,32:B1,2,3,4,5,7,8,11,12",
     "W:W21,24,26,27,28,29,30,31,32:B1,2,3,4,7,8,12,13,14",
 ]
+# English positions with kings, from /work/data-en/english2-0005.txt (self-play with the
+# 6-piece tables): a king against men, and two king endings outside the tables.
+FENS_BY_VARIANT["english-kings"] = [
+    "B:WK3,13,26,27,28,30,31:B1,2,10,16,17,19,22",
+    "B:W14,15,18,23,26:B3,12,16,20,K30",
+    "B:W10,K13,K14,K20:BK3,K21,K23",
+]
 
 
 def main():
@@ -38,7 +46,7 @@ def main():
     for fen in FENS_BY_VARIANT[variant]:
         engine = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         engine.stdin.write(
-            f"setoption name Variant value {variant}\nsetoption name Hash value 64\n"
+            f"setoption name Variant value {variant.split('-')[0]}\nsetoption name Hash value 64\n"
             f"position fen {fen}\nisready\n"
         )
         engine.stdin.flush()

@@ -195,12 +195,21 @@ fn score<R: Rules>(position: &Position<R>, w: &Weights, patterns: Option<&Patter
         Some(patterns) => {
             // The block weights are in 1/16 centi-man: blend at that scale, then round down
             // once, as the terms above are.
-            let (up, down) = if Position::<R>::moves_up(Color::White) {
-                (position.men(Color::White), position.men(Color::Black))
+            let (up_color, down_color) = if Position::<R>::moves_up(Color::White) {
+                (Color::White, Color::Black)
             } else {
-                (position.men(Color::Black), position.men(Color::White))
+                (Color::Black, Color::White)
             };
+            let (up, down) = (position.men(up_color), position.men(down_color));
             let (mut block_opening, mut block_endgame) = patterns.score::<R::Geometry>(up, down);
+            // The king tables count only while a king is on the board (patterns.rs, "King
+            // tables"); `king_score` returns at once otherwise.
+            let (up_kings, down_kings) =
+                (position.kings_of(up_color), position.kings_of(down_color));
+            let (king_opening, king_endgame) =
+                patterns.king_score::<R::Geometry>(up, down, up_kings, down_kings);
+            block_opening += king_opening;
+            block_endgame += king_endgame;
             if !Position::<R>::moves_up(Color::White) {
                 block_opening = -block_opening;
                 block_endgame = -block_endgame;
@@ -707,6 +716,60 @@ mod tests {
                 "{position:?}"
             );
         }
+    }
+
+    /// Random men and king tables (every arrangement a weight of its own) keep the score
+    /// colour-symmetric, and king tables change the score only where kings stand.
+    fn king_tables_colour_symmetric<R: Rules>() {
+        let family = pattern_family_of::<R>().expect("a variant with tables");
+        let mut rng = SplitMix(0x4B1C);
+        let mut random = || [rng.below(801) as i16 - 400, rng.below(801) as i16 - 400];
+        let mut patterns = Patterns::zero(family, String::new()).with_king_tables();
+        patterns
+            .weights
+            .iter_mut()
+            .for_each(|pair| *pair = random());
+        patterns.kings.iter_mut().for_each(|pair| *pair = random());
+        let men_only = Patterns {
+            kings: Vec::new(),
+            ..patterns.clone()
+        };
+        let set = |patterns: Patterns| EvalSet {
+            weights: *weights::<R>(),
+            patterns: Some(std::sync::Arc::new(patterns)),
+        };
+        let (with_kings, without) = (set(patterns), set(men_only));
+        let mut positions = playout_positions::<R>(0x4B, 30, 200);
+        positions.extend(random_boards::<R>(11, 2000, R::Geometry::SQUARES / 2));
+        let mut differ = 0;
+        for position in &positions {
+            let mirror = flipped(position);
+            assert_eq!(
+                with_kings.evaluate(position),
+                with_kings.evaluate(&mirror),
+                "{position:?}"
+            );
+            let (a, b) = (with_kings.evaluate(position), without.evaluate(position));
+            if position.kings() == 0 {
+                assert_eq!(a, b, "{position:?}");
+            } else if a != b {
+                differ += 1;
+            }
+        }
+        assert!(
+            differ > 100,
+            "the king tables count where kings stand: {differ}"
+        );
+    }
+
+    #[test]
+    fn king_tables_colour_symmetric_english() {
+        king_tables_colour_symmetric::<crate::rules::English>();
+    }
+
+    #[test]
+    fn king_tables_colour_symmetric_international() {
+        king_tables_colour_symmetric::<crate::rules::International>();
     }
 
     fn a_man_up_scores_positive<R: Rules>() {

@@ -19,6 +19,18 @@
 //! (PEXT, BMI2) into an 8-bit number and a 256-entry table that turns it into base 3; where
 //! the processor lacks BMI2 a short loop does the extract.
 //!
+//! # King tables
+//!
+//! The men tables do not see kings, and English games are decided in long king endings.
+//! A file may therefore carry a second set of tables over the same blocks that read each
+//! square in base 5 (empty / own man / enemy man / own king / enemy king: 5^8 = 390,625
+//! arrangements a table). The idea of patterns that tell kings from men is Cake's (Martin
+//! Fierz, Cake 1.89's evaluation has 5-state "king patterns"); the design here is damka's:
+//! the king tables are added to the men tables only while a king is on the board, so a
+//! position without kings scores and costs exactly what it did, and a king table's weight
+//! is what the arrangement is worth beyond its men-table weight (the fit pulls it to zero
+//! where the data say nothing, so a rare arrangement falls back to the men table).
+//!
 //! # The weights file
 //!
 //! Little-endian, in this order (version 1):
@@ -35,8 +47,28 @@
 //! | 4 x tables x 6561 | per table and arrangement: opening and endgame weight, i16 each, in 1/16 centi-man |
 //! | 8 | FNV-1a 64 checksum of every byte before it |
 //!
-//! A file with another magic, version or family, a wrong length or a checksum that does not
-//! match is refused with the reason ([`PatternError`]).
+//! Version 2 is the same with the king tables after the men tables, before the checksum:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 4 x tables x 6561 | the men tables, as in version 1 |
+//! | 4 x tables x 390625 | per king table and base-5 arrangement: opening and endgame weight, i16 each, in 1/16 centi-man |
+//!
+//! Version 3 stores the king tables sparsely: a fit leaves most king weights at zero (about
+//! 43,000 of the 1,953,125 of the English fit are not), so the file lists only the others,
+//! 8 bytes each instead of 7.8 MB of mostly zeros, and loads in about a millisecond:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 4 x tables x 6561 | the men tables, as in version 1 |
+//! | 4 | `n`, the number of king weights that are not zero |
+//! | 8 x n | per such weight, in increasing index order: the index `t * 390625 + i` (u32), then the opening and endgame weight (i16 each) |
+//!
+//! A file without king tables is written as version 1, so the files of every other variant
+//! stay as they were; one with king tables as version 3, or as version 2 where that is
+//! smaller (more than half the king weights not zero). A file with another magic, version or
+//! family, a wrong length, a king index out of order or out of range, or a checksum that does
+//! not match is refused with the reason ([`PatternError`]).
 
 use crate::board::{Bitboard, Geometry};
 
@@ -48,25 +80,39 @@ pub const BLOCK_STATES: usize = 6561;
 pub const PATTERN_UNIT: i32 = 16;
 /// Most tables of any board (10x10).
 pub const MAX_TABLES: usize = 8;
+/// Arrangements of one king table: 5 states a square (see "King tables" above).
+pub const KING_STATES: usize = 390_625;
 
 const MAGIC: &[u8; 8] = b"DAMKAEVL";
+/// The version of a file with men tables only.
 const VERSION: u16 = 1;
+/// The version of a file with dense king tables.
+const KING_VERSION: u16 = 2;
+/// The version of a file with sparse king tables.
+const SPARSE_KING_VERSION: u16 = 3;
 
 /// The base-3 value of an 8-bit extract, its bit `i` the digit of weight 3^i.
-const FORWARD_TRITS: [u16; 256] = trits(false);
+const FORWARD_TRITS: [u32; 256] = digits(3, false);
 /// The same with the digit order reversed: bit `i` is the digit of weight 3^(7 - i).
-const REVERSED_TRITS: [u16; 256] = trits(true);
+const REVERSED_TRITS: [u32; 256] = digits(3, true);
+/// The base-5 value of an 8-bit extract (the king tables), its bit `i` the digit of weight
+/// 5^i.
+const FORWARD_QUINTS: [u32; 256] = digits(5, false);
+/// The same with the digit order reversed: bit `i` is the digit of weight 5^(7 - i).
+const REVERSED_QUINTS: [u32; 256] = digits(5, true);
 
-const fn trits(reversed: bool) -> [u16; 256] {
-    let mut out = [0u16; 256];
+/// For each 8-bit number, the number whose base-`base` digits are its bits (in reverse
+/// order with `reversed`).
+const fn digits(base: u32, reversed: bool) -> [u32; 256] {
+    let mut out = [0u32; 256];
     let mut bits = 0;
     while bits < 256 {
-        let mut value = 0u16;
+        let mut value = 0u32;
         let mut i = 0;
         while i < BLOCK_SQUARES {
             if bits & (1 << i) != 0 {
                 let digit = if reversed { BLOCK_SQUARES - 1 - i } else { i };
-                value += 3u16.pow(digit as u32);
+                value += base.pow(digit as u32);
             }
             i += 1;
         }
@@ -182,11 +228,52 @@ pub fn indices<G: Geometry>(
     for t in 0..layout.tables {
         let own = FORWARD_TRITS[extract(up_men, layout.up[t])];
         let enemy = FORWARD_TRITS[extract(down_men, layout.up[t])];
-        up[t] = own + 2 * enemy;
+        // At most 3^8 - 1 = 6560: fits.
+        up[t] = (own + 2 * enemy) as u16;
         // Half a turn reverses the bit order, so the twin's digits come out reversed.
         let own = REVERSED_TRITS[extract(down_men, layout.down[t])];
         let enemy = REVERSED_TRITS[extract(up_men, layout.down[t])];
-        down[t] = own + 2 * enemy;
+        down[t] = (own + 2 * enemy) as u16;
+    }
+    (up, down)
+}
+
+/// The base-5 arrangement index of each king table's block for both sides, as [`indices`]
+/// gives the base-3 one: digit 1 own man, 2 enemy man, 3 own king, 4 enemy king.
+#[inline(always)]
+pub fn king_indices<G: Geometry>(
+    up_men: Bitboard,
+    down_men: Bitboard,
+    up_kings: Bitboard,
+    down_kings: Bitboard,
+) -> ([u32; MAX_TABLES], [u32; MAX_TABLES]) {
+    let layout = G::LAYOUT;
+    let mut up = [0u32; MAX_TABLES];
+    let mut down = [0u32; MAX_TABLES];
+    let read = |quints: &[u32; 256], mask, own_men, enemy_men, own_kings, enemy_kings| {
+        quints[extract(own_men, mask)]
+            + 2 * quints[extract(enemy_men, mask)]
+            + 3 * quints[extract(own_kings, mask)]
+            + 4 * quints[extract(enemy_kings, mask)]
+    };
+    for t in 0..layout.tables {
+        up[t] = read(
+            &FORWARD_QUINTS,
+            layout.up[t],
+            up_men,
+            down_men,
+            up_kings,
+            down_kings,
+        );
+        // Half a turn reverses the bit order, as in `indices`.
+        down[t] = read(
+            &REVERSED_QUINTS,
+            layout.down[t],
+            down_men,
+            up_men,
+            down_kings,
+            up_kings,
+        );
     }
     (up, down)
 }
@@ -228,7 +315,7 @@ impl std::fmt::Display for PatternError {
             }
             PatternError::Version(v) => write!(
                 f,
-                "weights file version {v}; this build reads version {VERSION}"
+                "weights file version {v}; this build reads versions {VERSION} to {SPARSE_KING_VERSION}"
             ),
             PatternError::Family { found, wanted } => write!(
                 f,
@@ -268,6 +355,10 @@ pub struct Patterns {
     /// Opening and endgame weight of arrangement `i` of table `t` at `t * 6561 + i`, in
     /// 1/16 centi-man.
     pub weights: Vec<[i16; 2]>,
+    /// The king tables (see "King tables" in the module documentation): opening and endgame
+    /// weight of base-5 arrangement `i` of table `t` at `t * 390625 + i`, in 1/16 centi-man;
+    /// empty in a file without them.
+    pub kings: Vec<[i16; 2]>,
     /// The other weights (material, advancement, ...), as [`crate::eval::Weights::to_text`]
     /// writes them.
     pub text: String,
@@ -289,8 +380,45 @@ impl Patterns {
         Patterns {
             family,
             weights: vec![[0, 0]; tables * BLOCK_STATES],
+            kings: Vec::new(),
             text,
         }
+    }
+
+    /// The same tables with all-zero king tables added (none where there were some already).
+    pub fn with_king_tables(mut self) -> Patterns {
+        if self.kings.is_empty() {
+            let tables = self.weights.len() / BLOCK_STATES;
+            self.kings = vec![[0, 0]; tables * KING_STATES];
+        }
+        self
+    }
+
+    /// The opening and endgame sums of the king tables (nothing when the file has none or
+    /// no king is on the board), from the side moving up's point of view, in 1/16 centi-man.
+    #[inline(always)]
+    pub fn king_score<G: Geometry>(
+        &self,
+        up_men: Bitboard,
+        down_men: Bitboard,
+        up_kings: Bitboard,
+        down_kings: Bitboard,
+    ) -> (i32, i32) {
+        let tables = G::LAYOUT.tables;
+        if self.kings.is_empty() || (up_kings | down_kings) == 0 {
+            return (0, 0);
+        }
+        let (up, down) = king_indices::<G>(up_men, down_men, up_kings, down_kings);
+        let weights = &self.kings[..tables * KING_STATES];
+        let (mut opening, mut endgame) = (0, 0);
+        for t in 0..tables {
+            let base = t * KING_STATES;
+            let gain = weights[base + up[t] as usize];
+            let loss = weights[base + down[t] as usize];
+            opening += i32::from(gain[0]) - i32::from(loss[0]);
+            endgame += i32::from(gain[1]) - i32::from(loss[1]);
+        }
+        (opening, endgame)
     }
 
     /// The opening and endgame sums of the blocks, from the side moving up's point of view,
@@ -313,17 +441,45 @@ impl Patterns {
 
     /// The file's bytes (see the module documentation).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(32 + self.text.len() + 4 * self.weights.len());
+        let mut out =
+            Vec::with_capacity(32 + self.text.len() + 4 * (self.weights.len() + self.kings.len()));
+        let sparse: Vec<(usize, [i16; 2])> = self
+            .kings
+            .iter()
+            .enumerate()
+            .filter(|(_, pair)| **pair != [0, 0])
+            .map(|(index, pair)| (index, *pair))
+            .collect();
+        let version = if self.kings.is_empty() {
+            VERSION
+        } else if 2 * sparse.len() > self.kings.len() {
+            KING_VERSION
+        } else {
+            SPARSE_KING_VERSION
+        };
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&self.family.to_le_bytes());
         out.extend_from_slice(&((self.weights.len() / BLOCK_STATES) as u16).to_le_bytes());
         out.extend_from_slice(&(BLOCK_SQUARES as u16).to_le_bytes());
         out.extend_from_slice(&(self.text.len() as u32).to_le_bytes());
         out.extend_from_slice(self.text.as_bytes());
-        for pair in &self.weights {
+        let dense: &[[i16; 2]] = if version == KING_VERSION {
+            &self.kings
+        } else {
+            &[]
+        };
+        for pair in self.weights.iter().chain(dense) {
             out.extend_from_slice(&pair[0].to_le_bytes());
             out.extend_from_slice(&pair[1].to_le_bytes());
+        }
+        if version == SPARSE_KING_VERSION {
+            out.extend_from_slice(&(sparse.len() as u32).to_le_bytes());
+            for (index, pair) in sparse {
+                out.extend_from_slice(&(index as u32).to_le_bytes());
+                out.extend_from_slice(&pair[0].to_le_bytes());
+                out.extend_from_slice(&pair[1].to_le_bytes());
+            }
         }
         let checksum = fnv1a64(&out);
         out.extend_from_slice(&checksum.to_le_bytes());
@@ -350,7 +506,7 @@ impl Patterns {
         }
         let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
         let version = u16_at(8);
-        if version != VERSION {
+        if !(VERSION..=SPARSE_KING_VERSION).contains(&version) {
             return Err(PatternError::Version(version));
         }
         let found = u16_at(10);
@@ -377,7 +533,20 @@ impl Patterns {
             )));
         }
         let text_len = u32::from_le_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]) as usize;
-        let expected = HEADER + text_len + 4 * tables * BLOCK_STATES + 8;
+        let men_end = HEADER + text_len + 4 * tables * BLOCK_STATES;
+        let u32_at = |at: usize| {
+            bytes
+                .get(at..at + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        };
+        let expected = match version {
+            KING_VERSION => men_end + 4 * tables * KING_STATES + 8,
+            SPARSE_KING_VERSION => match u32_at(men_end) {
+                Some(count) => men_end + 4 + 8 * count + 8,
+                None => men_end + 4 + 8,
+            },
+            _ => men_end + 8,
+        };
         if bytes.len() != expected {
             return Err(PatternError::Length {
                 expected,
@@ -392,18 +561,43 @@ impl Patterns {
         let text = std::str::from_utf8(&body[HEADER..HEADER + text_len])
             .map_err(|_| PatternError::Text("not UTF-8".to_string()))?
             .to_string();
-        let weights = body[HEADER + text_len..]
+        let pair_at = |c: &[u8]| {
+            [
+                i16::from_le_bytes([c[0], c[1]]),
+                i16::from_le_bytes([c[2], c[3]]),
+            ]
+        };
+        let weights: Vec<[i16; 2]> = body[HEADER + text_len..men_end]
             .chunks_exact(4)
-            .map(|c| {
-                [
-                    i16::from_le_bytes([c[0], c[1]]),
-                    i16::from_le_bytes([c[2], c[3]]),
-                ]
-            })
+            .map(pair_at)
             .collect();
+        let kings = match version {
+            KING_VERSION => body[men_end..].chunks_exact(4).map(pair_at).collect(),
+            SPARSE_KING_VERSION => {
+                // Zeroed memory costs nothing until a page is written (`vec!` of zeros
+                // allocates it zeroed), so only the pages of listed weights are touched.
+                let mut kings = vec![[0i16, 0]; tables * KING_STATES];
+                let mut next = 0;
+                for entry in body[men_end + 4..].chunks_exact(8) {
+                    let index =
+                        u32::from_le_bytes([entry[0], entry[1], entry[2], entry[3]]) as usize;
+                    if index < next || index >= kings.len() {
+                        return Err(PatternError::Shape(format!(
+                            "king weight index {index} out of order or past {}",
+                            kings.len()
+                        )));
+                    }
+                    kings[index] = pair_at(&entry[4..]);
+                    next = index + 1;
+                }
+                kings
+            }
+            _ => Vec::new(),
+        };
         Ok(Patterns {
             family,
             weights,
+            kings,
             text,
         })
     }
@@ -472,5 +666,112 @@ mod tests {
             Patterns::from_bytes(&version, 8),
             Err(PatternError::Version(9))
         );
+        // Without king tables the file stays version 1, as every file before them.
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 1);
+    }
+
+    #[test]
+    fn a_file_with_king_tables_round_trips_and_damage_is_refused() {
+        let mut patterns = Patterns::zero(8, "man 100\n".to_string()).with_king_tables();
+        patterns.weights[17] = [5, -7];
+        patterns.kings[3] = [0, 1];
+        patterns.kings[4 * KING_STATES + 390_000] = [-300, 12];
+        let bytes = patterns.to_bytes();
+        // Two king weights are not zero: the sparse form, 8 bytes each after their count.
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 3);
+        let men_end = 20 + 8 + 4 * 5 * BLOCK_STATES;
+        assert_eq!(bytes.len(), men_end + 4 + 2 * 8 + 8);
+        assert_eq!(bytes[men_end..men_end + 4], 2u32.to_le_bytes());
+        assert_eq!(Patterns::from_bytes(&bytes, 8), Ok(patterns.clone()));
+        // A version-3 header over a version-1 body (no count of king weights) is refused.
+        let mut plain = Patterns::zero(8, "man 100\n".to_string()).to_bytes();
+        plain[8] = 3;
+        assert!(matches!(
+            Patterns::from_bytes(&plain, 8),
+            Err(PatternError::Length { .. })
+        ));
+        plain[8] = 2;
+        assert!(matches!(
+            Patterns::from_bytes(&plain, 8),
+            Err(PatternError::Length { .. })
+        ));
+        let mut flipped = bytes.clone();
+        flipped[bytes.len() - 12] ^= 4;
+        assert_eq!(
+            Patterns::from_bytes(&flipped, 8),
+            Err(PatternError::Checksum)
+        );
+        assert!(matches!(
+            Patterns::from_bytes(&bytes[..bytes.len() - 4], 8),
+            Err(PatternError::Length { .. })
+        ));
+        // Indices out of order or past the tables are refused even with a good checksum.
+        let with_checksum = |mut body: Vec<u8>| {
+            body.truncate(body.len() - 8);
+            let checksum = fnv1a64(&body);
+            body.extend_from_slice(&checksum.to_le_bytes());
+            body
+        };
+        let mut swapped = bytes.clone();
+        let (first, second) = (men_end + 4, men_end + 12);
+        let entry: Vec<u8> = swapped[first..first + 8].to_vec();
+        swapped.copy_within(second..second + 8, first);
+        swapped[second..second + 8].copy_from_slice(&entry);
+        assert!(matches!(
+            Patterns::from_bytes(&with_checksum(swapped), 8),
+            Err(PatternError::Shape(_))
+        ));
+        let mut past = bytes.clone();
+        past[men_end + 12..men_end + 16].copy_from_slice(&(5 * KING_STATES as u32).to_le_bytes());
+        assert!(matches!(
+            Patterns::from_bytes(&with_checksum(past), 8),
+            Err(PatternError::Shape(_))
+        ));
+
+        // With more than half the king weights set, the dense form (version 2) is smaller.
+        let mut dense = patterns.clone();
+        dense
+            .kings
+            .iter_mut()
+            .step_by(2)
+            .for_each(|pair| *pair = [1, -1]);
+        let bytes = dense.to_bytes();
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+        assert_eq!(bytes.len(), men_end + 4 * 5 * KING_STATES + 8);
+        assert_eq!(Patterns::from_bytes(&bytes, 8), Ok(dense));
+    }
+
+    /// The base-5 index reads every square of a block in its own digit, and the side moving
+    /// down reads the twin block turned half a turn with the colours swapped.
+    #[test]
+    fn king_indices_read_both_sides_alike() {
+        type G = Board8;
+        let layout = G::LAYOUT;
+        let turn = |set: Bitboard| {
+            Bits(set)
+                .map(|bit| {
+                    let square = usize::from(G::SQUARE_OF[bit as usize]);
+                    1u64 << G::BIT_OF[G::SQUARES - 1 - square]
+                })
+                .fold(0, |a, b| a | b)
+        };
+        let mut seen = vec![false; KING_STATES];
+        let mut rng = crate::random::SplitMix(9);
+        for _ in 0..20_000 {
+            let mut sets = [0u64; 4];
+            for bit in Bits(layout.up[0]) {
+                let state = rng.below(5);
+                if state > 0 {
+                    sets[state - 1] |= 1 << bit;
+                }
+            }
+            let (up, _) = king_indices::<G>(sets[0], sets[1], sets[2], sets[3]);
+            seen[up[0] as usize] = true;
+            // The same block seen from the other side of the board.
+            let (_, down) =
+                king_indices::<G>(turn(sets[1]), turn(sets[0]), turn(sets[3]), turn(sets[2]));
+            assert_eq!(down[0], up[0]);
+        }
+        assert!(seen.iter().filter(|&&s| s).count() > 19_000 * 9 / 10);
     }
 }

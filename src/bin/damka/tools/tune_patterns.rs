@@ -16,6 +16,11 @@
 //! `--material-margin` centi-men worse for its owner, or a hinge loss (the constraint as a
 //! penalty, as in a soft-margin classifier) pulls the weights that way.
 //!
+//! With `--kings` the file gets king tables too ([`damka::eval::patterns`], "King tables":
+//! base-5 blocks that tell kings from men, added while a king is on the board), fitted in
+//! the same descent beside the men tables; the L2 penalty pulls each king weight to zero,
+//! which is the men table's value of the arrangement.
+//!
 //! The descent is Adam (Kingma and Ba, 2015) over shuffled mini-batches, the gradient of a
 //! batch summed by `--threads` threads. After each pass over the data the loss on the
 //! held-out positions (the end of the data: the last games) is measured; the step is halved
@@ -30,7 +35,8 @@ use super::tune_fit::{
 use damka::board::Bits;
 use damka::board::Geometry;
 use damka::eval::patterns::{
-    BLOCK_STATES, PATTERN_UNIT, PatternLayout, Patterns, indices, tables_of,
+    BLOCK_STATES, KING_STATES, PATTERN_UNIT, PatternLayout, Patterns, indices, king_indices,
+    tables_of,
 };
 use damka::eval::weights::for_variant;
 use damka::eval::{EvalSet, Weights, lead_divisors, pattern_family};
@@ -82,6 +88,10 @@ pub struct PatternConfig {
     /// the pattern model with.
     #[arg(long)]
     pub linear_only: bool,
+    /// Fit king tables too (5 states a square, counted while a king is on the board) and
+    /// write a version-2 file; a starting file with king tables implies it.
+    #[arg(long)]
+    pub kings: bool,
     /// Endings drawn from the fitted positions (at most `--material-pieces` pieces a side)
     /// whose every piece removal the fit holds to "a piece less is worse for its owner"
     /// (the material prior, see the module doc); 0 leaves the prior out.
@@ -125,6 +135,31 @@ struct Blocks {
     opening_share: Vec<f32>,
     /// +1 when White moves up (its blocks are the `up` ones), -1 otherwise.
     orientation: f32,
+    /// Per sample, when the king tables are fitted: the `tables` king-table indices of the
+    /// side moving up, then those of the side moving down (offset past the men tables), or
+    /// `u32::MAX` throughout when no king is on the board; empty without king tables.
+    king_index: Vec<u32>,
+}
+
+impl Blocks {
+    /// The parameter indices (before interleaving the phases) that sample `i` adds (`+1`)
+    /// and subtracts (`-1`): men tables of both sides, then king tables where they count.
+    #[inline]
+    fn rows(&self, i: usize) -> [(&[u32], f32); 4] {
+        let t = self.tables;
+        let men = &self.index[i * 2 * t..(i + 1) * 2 * t];
+        let kings = match self.king_index.get(i * 2 * t..(i + 1) * 2 * t) {
+            Some(kings) if kings[0] != u32::MAX => kings,
+            _ => &[],
+        };
+        let (kings_up, kings_down) = kings.split_at(kings.len() / 2);
+        [
+            (&men[..t], 1.0),
+            (&men[t..], -1.0),
+            (kings_up, 1.0),
+            (kings_down, -1.0),
+        ]
+    }
 }
 
 /// The parameters: the flat linear weights and the block weights (opening, endgame
@@ -146,16 +181,12 @@ impl Model {
             .zip(&data.linear)
             .map(|(&f, &k)| f64::from(f) * self.theta[k])
             .sum();
-        let t = blocks.tables;
-        let idx = &blocks.index[i * 2 * t..(i + 1) * 2 * t];
         let (mut opening, mut endgame) = (0f32, 0f32);
-        for &j in &idx[..t] {
-            opening += self.blocks[2 * j as usize];
-            endgame += self.blocks[2 * j as usize + 1];
-        }
-        for &j in &idx[t..] {
-            opening -= self.blocks[2 * j as usize];
-            endgame -= self.blocks[2 * j as usize + 1];
+        for (ids, sign) in blocks.rows(i) {
+            for &j in ids {
+                opening += sign * self.blocks[2 * j as usize];
+                endgame += sign * self.blocks[2 * j as usize + 1];
+            }
         }
         let share = blocks.opening_share[i];
         total += f64::from(blocks.orientation * (share * opening + (1.0 - share) * endgame));
@@ -207,7 +238,6 @@ impl Model {
         g_blocks: &mut [f32],
     ) {
         let width = data.linear.len();
-        let t = blocks.tables;
         let scaled = g / divisor;
         let row = &data.features[i * width..(i + 1) * width];
         for (&f, &index) in row.iter().zip(&data.linear) {
@@ -217,14 +247,11 @@ impl Model {
         let share = blocks.opening_share[i];
         let go = (scaled as f32) * blocks.orientation * share;
         let ge = (scaled as f32) * blocks.orientation * (1.0 - share);
-        let idx = &blocks.index[i * 2 * t..(i + 1) * 2 * t];
-        for &j in &idx[..t] {
-            g_blocks[2 * j as usize] += go;
-            g_blocks[2 * j as usize + 1] += ge;
-        }
-        for &j in &idx[t..] {
-            g_blocks[2 * j as usize] -= go;
-            g_blocks[2 * j as usize + 1] -= ge;
+        for (ids, sign) in blocks.rows(i) {
+            for &j in ids {
+                g_blocks[2 * j as usize] += sign * go;
+                g_blocks[2 * j as usize + 1] += sign * ge;
+            }
         }
     }
 
@@ -285,9 +312,13 @@ impl Model {
         let weights = start.with_values(&values).expect("the right length");
         let unit = PATTERN_UNIT as f32;
         let mut patterns = Patterns::zero(family, weights.to_text());
-        for (j, pair) in patterns.weights.iter_mut().enumerate() {
-            let round = |v: f32| (v * unit).round().clamp(i16::MIN as f32, i16::MAX as f32) as i16;
-            *pair = [round(self.blocks[2 * j]), round(self.blocks[2 * j + 1])];
+        if self.blocks.len() > 2 * patterns.weights.len() {
+            patterns = patterns.with_king_tables();
+        }
+        let round = |v: f32| (v * unit).round().clamp(i16::MIN as f32, i16::MAX as f32) as i16;
+        let pairs = patterns.weights.iter_mut().chain(patterns.kings.iter_mut());
+        for (pair, values) in pairs.zip(self.blocks.chunks_exact(2)) {
+            *pair = [round(values[0]), round(values[1])];
         }
         patterns
     }
@@ -322,6 +353,7 @@ fn removal_pairs<R: Rules>(
     max_pieces: u32,
     start: &Weights,
     threads: usize,
+    kings: bool,
 ) -> (RemovalPairs, Samples<R>) {
     let full_count = |position: &Position<R>| lead_divisors(position, start) == (1, 1);
     // Off (the default): not even the scan for endings.
@@ -357,7 +389,7 @@ fn removal_pairs<R: Rules>(
             }
         }
     }
-    let (data, blocks) = features(&positions, start, threads);
+    let (data, blocks) = features(&positions, start, threads, kings);
     let pairs = RemovalPairs {
         data,
         blocks,
@@ -400,11 +432,13 @@ fn read_files<R: Rules>(files: &[PathBuf], threads: usize) -> Result<ScoredSampl
     })
 }
 
-/// The linear features and block indices of `samples`, on `threads` threads.
+/// The linear features and block indices of `samples` (king-table indices too with
+/// `kings`), on `threads` threads.
 fn features<R: Rules>(
     samples: &[(Position<R>, f64)],
     start: &Weights,
     threads: usize,
+    kings: bool,
 ) -> (Dataset, Blocks) {
     let chunk = samples.len().div_ceil(threads.max(1)).max(1);
     let parts: Vec<Dataset> = std::thread::scope(|scope| {
@@ -434,7 +468,9 @@ fn features<R: Rules>(
         index: Vec::with_capacity(samples.len() * 2 * tables),
         opening_share: Vec::with_capacity(samples.len()),
         orientation: if white_up { 1.0 } else { -1.0 },
+        king_index: Vec::with_capacity(if kings { samples.len() * 2 * tables } else { 0 }),
     };
+    let men_params = (tables * BLOCK_STATES) as u32;
     for (position, _) in samples {
         let (white, black) = (position.men(Color::White), position.men(Color::Black));
         let (up, down) = if white_up {
@@ -448,6 +484,33 @@ fn features<R: Rules>(
                 blocks
                     .index
                     .push((t * BLOCK_STATES) as u32 + u32::from(index));
+            }
+        }
+        if kings {
+            let (up_kings, down_kings) = if white_up {
+                (
+                    position.kings_of(Color::White),
+                    position.kings_of(Color::Black),
+                )
+            } else {
+                (
+                    position.kings_of(Color::Black),
+                    position.kings_of(Color::White),
+                )
+            };
+            if up_kings | down_kings == 0 {
+                blocks
+                    .king_index
+                    .extend(std::iter::repeat_n(u32::MAX, 2 * tables));
+            } else {
+                let (up_index, down_index) =
+                    king_indices::<R::Geometry>(up, down, up_kings, down_kings);
+                for side in [&up_index, &down_index] {
+                    for (t, &index) in side[..tables].iter().enumerate() {
+                        let offset = men_params + (t * KING_STATES) as u32;
+                        blocks.king_index.push(offset + index);
+                    }
+                }
             }
         }
         let phase = (position.occupied().count_ones() as f32).min(full);
@@ -496,6 +559,12 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
         },
     };
     let start = start_set.weights;
+    let kings = !config.linear_only
+        && (config.kings
+            || start_set
+                .patterns
+                .as_ref()
+                .is_some_and(|p| !p.kings.is_empty()));
 
     let clock = std::time::Instant::now();
     let ScoredSamples {
@@ -530,7 +599,7 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
         }
         eprintln!("lambda {lambda}: {blended} fitted labels blended with their search scores");
     }
-    let (data, blocks) = features(&samples, &start, threads);
+    let (data, blocks) = features(&samples, &start, threads, kings);
     eprintln!(
         "features read in {:.1} s; K = {k:.6}",
         clock.elapsed().as_secs_f64()
@@ -541,6 +610,7 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
         config.material_pieces,
         &start,
         threads,
+        kings,
     );
     let (margin, prior_weight) = (config.material_margin, config.material_weight * k);
     if config.material_positions > 0 {
@@ -556,16 +626,18 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
     };
     let mut pair_order: Vec<u32> = (0..pairs.len() as u32).collect();
 
+    let king_params = if kings { tables * KING_STATES } else { 0 };
     let mut model = Model {
         theta: start.to_vec().iter().map(|&v| f64::from(v)).collect(),
-        blocks: vec![0.0; 2 * tables * BLOCK_STATES],
+        blocks: vec![0.0; 2 * (tables * BLOCK_STATES + king_params)],
     };
     if let Some(patterns) = &start_set.patterns
         && !config.linear_only
     {
-        for (j, pair) in patterns.weights.iter().enumerate() {
-            model.blocks[2 * j] = f32::from(pair[0]) / PATTERN_UNIT as f32;
-            model.blocks[2 * j + 1] = f32::from(pair[1]) / PATTERN_UNIT as f32;
+        let pairs = patterns.weights.iter().chain(&patterns.kings);
+        for (values, pair) in model.blocks.chunks_exact_mut(2).zip(pairs) {
+            values[0] = f32::from(pair[0]) / PATTERN_UNIT as f32;
+            values[1] = f32::from(pair[1]) / PATTERN_UNIT as f32;
         }
     }
     let initial = model.theta.clone();
@@ -783,15 +855,16 @@ mod tests {
     }
 
     /// The analytic gradient of the loss agrees with finite differences, for the linear
-    /// weights and the block weights of both phases.
-    fn gradient_matches_finite_differences<R: Rules>() {
-        let samples = samples::<R>(5, 3);
+    /// weights and the block weights of both phases (king tables too with `kings`).
+    fn gradient_matches_finite_differences<R: Rules>(kings: bool) {
+        let samples = samples::<R>(5, if kings { 12 } else { 3 });
         let start = *for_variant(R::VARIANT);
-        let (data, blocks) = features(&samples, &start, 1);
+        let (data, blocks) = features(&samples, &start, 1, kings);
         let mut rng = SplitMix(17);
+        let king_params = if kings { KING_STATES } else { 0 };
         let mut model = Model {
             theta: start.to_vec().iter().map(|&v| f64::from(v)).collect(),
-            blocks: (0..2 * blocks.tables * BLOCK_STATES)
+            blocks: (0..2 * blocks.tables * (BLOCK_STATES + king_params))
                 .map(|_| rng.below(41) as f32 - 20.0)
                 .collect(),
         };
@@ -804,10 +877,13 @@ mod tests {
             model.losses(&data, &blocks, 0..samples.len(), k).0 * samples.len() as f64
         };
         // The blocks some sample uses, both phases; and some linear weights.
+        let king_ids = blocks.king_index.iter().filter(|&&j| j != u32::MAX);
+        assert_eq!(king_ids.clone().count() > 100, kings);
         let used: Vec<usize> = blocks
             .index
             .iter()
             .take(12)
+            .chain(king_ids.take(12))
             .flat_map(|&j| [2 * j as usize, 2 * j as usize + 1])
             .collect();
         for &j in &used {
@@ -841,12 +917,17 @@ mod tests {
 
     #[test]
     fn gradient_matches_finite_differences_international() {
-        gradient_matches_finite_differences::<International>();
+        gradient_matches_finite_differences::<International>(false);
     }
 
     #[test]
     fn gradient_matches_finite_differences_english() {
-        gradient_matches_finite_differences::<English>();
+        gradient_matches_finite_differences::<English>(false);
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences_english_king_tables() {
+        gradient_matches_finite_differences::<English>(true);
     }
 
     /// The material prior: each pair takes one piece of its owner off, and the prior's
@@ -855,7 +936,7 @@ mod tests {
     fn removal_pairs_and_the_prior_gradient() {
         let samples = samples::<International>(11, 4);
         let start = damka::eval::weights::INTERNATIONAL;
-        let (pairs, positions) = removal_pairs(&samples, 1000, 20, &start, 1);
+        let (pairs, positions) = removal_pairs(&samples, 1000, 20, &start, 1, false);
         assert!(pairs.len() > 100, "{} pairs", pairs.len());
         for (pair, &owner) in positions.chunks(2).zip(&pairs.owner) {
             let (before, after) = (&pair[0].0, &pair[1].0);
@@ -929,15 +1010,19 @@ mod tests {
         );
     }
 
-    /// The model's score with the tables of a file is the real evaluation's (up to rounding).
-    #[test]
-    fn the_model_scores_as_the_evaluation_does() {
-        let samples = samples::<International>(8, 6);
-        let start = damka::eval::weights::INTERNATIONAL;
-        let (data, blocks) = features(&samples, &start, 2);
-        let mut patterns = Patterns::zero(10, String::new());
+    /// The model's score with the tables of a file is the real evaluation's (up to rounding),
+    /// with king tables where `kings`, and the model writes the file it was read from.
+    fn the_model_scores_as_the_evaluation_does<R: Rules>(kings: bool) {
+        let samples = samples::<R>(8, 6);
+        let start = *for_variant(R::VARIANT);
+        let (data, blocks) = features(&samples, &start, 2, kings);
+        let family = R::Geometry::SIZE as u16;
+        let mut patterns = Patterns::zero(family, start.to_text());
+        if kings {
+            patterns = patterns.with_king_tables();
+        }
         let mut rng = SplitMix(3);
-        for pair in patterns.weights.iter_mut() {
+        for pair in patterns.weights.iter_mut().chain(patterns.kings.iter_mut()) {
             *pair = [rng.below(801) as i16 - 400, rng.below(801) as i16 - 400];
         }
         let set = EvalSet {
@@ -949,9 +1034,11 @@ mod tests {
             blocks: patterns
                 .weights
                 .iter()
+                .chain(&patterns.kings)
                 .flat_map(|pair| pair.map(|v| f32::from(v) / PATTERN_UNIT as f32))
                 .collect(),
         };
+        assert_eq!(model.to_patterns(&start, family), patterns);
         for (i, (position, _)) in samples.iter().enumerate() {
             let real = for_white(position, set.evaluate(position));
             let modelled = model.score(&data, &blocks, i).0;
@@ -960,5 +1047,15 @@ mod tests {
                 "{position:?}: {modelled} vs {real}"
             );
         }
+    }
+
+    #[test]
+    fn the_model_scores_as_the_evaluation_does_international() {
+        the_model_scores_as_the_evaluation_does::<International>(false);
+    }
+
+    #[test]
+    fn the_model_scores_as_the_evaluation_does_english_king_tables() {
+        the_model_scores_as_the_evaluation_does::<English>(true);
     }
 }
