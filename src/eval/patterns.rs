@@ -441,8 +441,6 @@ impl Patterns {
 
     /// The file's bytes (see the module documentation).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out =
-            Vec::with_capacity(32 + self.text.len() + 4 * (self.weights.len() + self.kings.len()));
         let sparse: Vec<(usize, [i16; 2])> = self
             .kings
             .iter()
@@ -457,6 +455,12 @@ impl Patterns {
         } else {
             SPARSE_KING_VERSION
         };
+        let kings_len = match version {
+            KING_VERSION => 4 * self.kings.len(),
+            SPARSE_KING_VERSION => 4 + 8 * sparse.len(),
+            _ => 0,
+        };
+        let mut out = Vec::with_capacity(32 + self.text.len() + 4 * self.weights.len() + kings_len);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&self.family.to_le_bytes());
