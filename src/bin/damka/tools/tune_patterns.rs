@@ -89,7 +89,8 @@ pub struct PatternConfig {
     #[arg(long)]
     pub linear_only: bool,
     /// Fit king tables too (5 states a square, counted while a king is on the board) and
-    /// write a version-2 file; a starting file with king tables implies it.
+    /// write them into the file (version 3: the king weights that are not zero); a starting
+    /// file with king tables implies it.
     #[arg(long)]
     pub kings: bool,
     /// Endings drawn from the fitted positions (at most `--material-pieces` pieces a side)
@@ -471,13 +472,13 @@ fn features<R: Rules>(
         king_index: Vec::with_capacity(if kings { samples.len() * 2 * tables } else { 0 }),
     };
     let men_params = (tables * BLOCK_STATES) as u32;
+    let (up_color, down_color) = if white_up {
+        (Color::White, Color::Black)
+    } else {
+        (Color::Black, Color::White)
+    };
     for (position, _) in samples {
-        let (white, black) = (position.men(Color::White), position.men(Color::Black));
-        let (up, down) = if white_up {
-            (white, black)
-        } else {
-            (black, white)
-        };
+        let (up, down) = (position.men(up_color), position.men(down_color));
         let (up_index, down_index) = indices::<R::Geometry>(up, down);
         for side in [&up_index, &down_index] {
             for (t, &index) in side[..tables].iter().enumerate() {
@@ -487,17 +488,8 @@ fn features<R: Rules>(
             }
         }
         if kings {
-            let (up_kings, down_kings) = if white_up {
-                (
-                    position.kings_of(Color::White),
-                    position.kings_of(Color::Black),
-                )
-            } else {
-                (
-                    position.kings_of(Color::Black),
-                    position.kings_of(Color::White),
-                )
-            };
+            let (up_kings, down_kings) =
+                (position.kings_of(up_color), position.kings_of(down_color));
             if up_kings | down_kings == 0 {
                 blocks
                     .king_index
