@@ -216,6 +216,8 @@ pub struct OptionSpec {
 
 /// Largest `Hash` in MB.
 pub const MAX_HASH_MB: i64 = 4096;
+/// Default `EGTBCache` in MB: decoded table blocks kept in memory (0: no tables).
+pub const DEFAULT_EGTB_CACHE_MB: usize = 64;
 /// Most `Threads`.
 pub const MAX_THREADS: i64 = 256;
 
@@ -294,7 +296,7 @@ impl EngineOption {
 }
 
 /// Every option, in listing order, with its handler.
-static OPTIONS: [EngineOption; 9] = [
+static OPTIONS: [EngineOption; 10] = [
     EngineOption::spin("Hash", 64, (1, MAX_HASH_MB), Engine::set_hash),
     EngineOption::spin("Threads", 1, (1, MAX_THREADS), |engine, threads| {
         engine.options.threads = threads as usize;
@@ -346,6 +348,12 @@ static OPTIONS: [EngineOption; 9] = [
             read: Engine::read_egtb_path,
         },
     },
+    EngineOption::spin(
+        "EGTBCache",
+        DEFAULT_EGTB_CACHE_MB as i64,
+        (0, MAX_HASH_MB),
+        Engine::set_egtb_cache,
+    ),
 ];
 
 /// Every option, in listing order.
@@ -397,15 +405,18 @@ impl PartialEq for LoadedTables {
 
 impl Eq for LoadedTables {}
 
-/// Loads the tables of `variant` under `path` for the engine: every file must be valid (a
+/// Opens the tables of `variant` under `path` for the engine, probed from their files
+/// through a cache of `cache_mb` MB: every file's header and block index must be valid (a
 /// bad one refuses the whole directory with one message naming it) and at least one slice
-/// must be there.
-pub fn load_tables(path: &str, variant: Variant) -> Result<LoadedTables, String> {
+/// must be there. Only headers and indexes are read, so this takes milliseconds.
+pub fn load_tables(path: &str, variant: Variant, cache_mb: usize) -> Result<LoadedTables, String> {
     let dir = std::path::Path::new(path);
     if !dir.is_dir() {
         return Err(format!("no directory '{path}'"));
     }
-    let (tables, errors) = with_variant!(variant, R => Tables::open::<R>(dir));
+    let cache_bytes = cache_mb.saturating_mul(1 << 20);
+    let (tables, errors) =
+        with_variant!(variant, R => Tables::open_on_demand::<R>(dir, cache_bytes));
     if let Some(first) = errors.first() {
         return Err(if errors.len() > 1 {
             format!("{first} (and {} more bad files)", errors.len() - 1)
@@ -424,6 +435,21 @@ pub fn load_tables(path: &str, variant: Variant) -> Result<LoadedTables, String>
         path: path.to_string(),
         tables: Arc::new(tables),
     })
+}
+
+/// The tables of `variant` in the default directory ([`crate::egtb::default_dir`]), if it
+/// holds any and `cache_mb` is not 0. Nothing there is not an error; a bad file there is
+/// logged and leaves the engine without tables.
+fn default_tables(variant: Variant, cache_mb: usize) -> Option<LoadedTables> {
+    let dir = crate::egtb::default_dir()?;
+    let family = crate::egtb::family(variant)?;
+    if cache_mb == 0 || !dir.join(family).is_dir() {
+        return None;
+    }
+    let path = dir.to_str()?;
+    load_tables(path, variant, cache_mb)
+        .inspect_err(|error| log::warn!("the default table directory: {error}"))
+        .ok()
 }
 
 /// True when `path` has no table directory of `variant`'s family but one of another
@@ -464,8 +490,11 @@ pub struct Options {
     /// That file's contents, checked when it was loaded; they replace the current variant's
     /// built-in weights at each search.
     pub eval_data: Option<EvalFile>,
-    /// The endgame-table directory of `EGTBPath` (empty: none).
+    /// The endgame-table directory of `EGTBPath` (empty: the default directory,
+    /// [`crate::egtb::default_dir`], when it holds tables).
     pub egtb_path: String,
+    /// `EGTBCache`: MB of decoded table blocks kept in memory (0: tables off).
+    pub egtb_cache_mb: usize,
 }
 
 impl Options {
@@ -486,6 +515,7 @@ impl Default for Options {
             eval_file: String::new(),
             eval_data: None,
             egtb_path: String::new(),
+            egtb_cache_mb: DEFAULT_EGTB_CACHE_MB,
         }
     }
 }
@@ -845,7 +875,7 @@ impl Engine {
     pub fn new() -> (Engine, Receiver<Event>) {
         let (sender, receiver) = unbounded();
         let options = Options::default();
-        let engine = Engine {
+        let mut engine = Engine {
             tt: Arc::new(TranspositionTable::new(options.hash_mb)),
             options,
             session: session_for(Variant::default()),
@@ -854,12 +884,19 @@ impl Engine {
             egtb: None,
             searches: 0,
         };
+        // The tables of the default directory, if it holds any: found without an option.
+        engine.egtb = engine.tables_for(Variant::default());
         (engine, receiver)
     }
 
     /// The options in force.
     pub fn options(&self) -> &Options {
         &self.options
+    }
+
+    /// The directory of the endgame tables in use (`None`: no tables for this variant).
+    pub fn tables_in_use(&self) -> Option<&str> {
+        self.egtb.as_ref().map(|loaded| loaded.path.as_str())
     }
 
     /// The current variant.
@@ -1007,15 +1044,18 @@ impl Engine {
         }))
     }
 
-    /// `EGTBPath`: the current variant's tables under the directory, every file checked
-    /// (`None`: no tables). A directory that holds tables of other variants only is kept
-    /// without loading any, so that `Variant` may come after `EGTBPath` (GUIs send options
-    /// in their own order): the tables load when the variant switches to one of them.
+    /// `EGTBPath`: the current variant's tables under the directory, every file's header
+    /// checked (`None`: the default directory's tables, if it holds any). A directory that
+    /// holds tables of other variants only is kept without opening any, so that `Variant`
+    /// may come after `EGTBPath` (GUIs send options in their own order): the tables open
+    /// when the variant switches to one of them. With `EGTBCache` 0 the directory is
+    /// checked and kept, and no table is probed.
     fn read_egtb_path(&self, path: Option<&str>) -> Result<Apply, String> {
+        let cache_mb = self.options.egtb_cache_mb;
         let (path, loaded) = match path {
-            None => (String::new(), None),
-            Some(path) => match load_tables(path, self.variant()) {
-                Ok(loaded) => (path.to_string(), Some(loaded)),
+            None => (String::new(), default_tables(self.variant(), cache_mb)),
+            Some(path) => match load_tables(path, self.variant(), cache_mb.max(1)) {
+                Ok(loaded) => (path.to_string(), Some(loaded).filter(|_| cache_mb > 0)),
                 Err(_) if holds_other_tables(path, self.variant()) => (path.to_string(), None),
                 Err(e) => return Err(format!("a table directory ({e})")),
             },
@@ -1034,15 +1074,34 @@ impl Engine {
         self.session = session_for(variant);
         // The tables follow the variant; a directory without tables of the new variant leaves
         // the engine without tables (the option keeps its value for a switch back).
-        if !self.options.egtb_path.is_empty() {
-            self.egtb = match load_tables(&self.options.egtb_path, variant) {
-                Ok(loaded) => Some(loaded),
-                Err(error) => {
-                    log::warn!("EGTBPath: {error}");
-                    None
-                }
-            };
+        self.egtb = self.tables_for(variant);
+        Ok(())
+    }
+
+    /// The tables the options give `variant`: under `EGTBPath`, or under the default
+    /// directory when it is empty; none with `EGTBCache` 0 or when the directory holds no
+    /// valid tables of the variant (logged for a directory the user named).
+    fn tables_for(&self, variant: Variant) -> Option<LoadedTables> {
+        let cache_mb = self.options.egtb_cache_mb;
+        if self.options.egtb_path.is_empty() {
+            return default_tables(variant, cache_mb);
         }
+        if cache_mb == 0 {
+            return None;
+        }
+        load_tables(&self.options.egtb_path, variant, cache_mb)
+            .inspect_err(|error| log::warn!("EGTBPath: {error}"))
+            .ok()
+    }
+
+    /// `EGTBCache`: the tables reopened with a cache of the new size (0: no tables probed).
+    fn set_egtb_cache(&mut self, megabytes: i64) -> Result<(), EngineError> {
+        self.refuse_while_searching("resize the endgame-table cache")?;
+        self.options.egtb_cache_mb = megabytes as usize;
+        // The finished search's handle may hold the old tables: let them go first.
+        self.search = None;
+        self.egtb = None;
+        self.egtb = self.tables_for(self.variant());
         Ok(())
     }
 

@@ -71,6 +71,7 @@ fn host() -> PathBuf {
 fn run_host(args: &[&str], input: &str) -> Vec<Vec<String>> {
     let mut command = Command::new(host());
     command.arg(library()).args(args).env_remove("RUST_LOG");
+    common::without_default_tables(&mut command);
     let (run, finished) = run_limited(&mut command, input.as_bytes(), LIMIT);
     assert!(finished, "cb_host {args:?} hung:\n{}", run.stderr);
     assert_eq!(

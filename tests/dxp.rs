@@ -43,6 +43,7 @@ impl Server {
     /// `damka dxp --listen 127.0.0.1:0 ARGS`, once it has said where it listens.
     fn listen(args: &[&str]) -> Server {
         let mut command = Command::new(DAMKA);
+        common::without_default_tables(&mut command);
         command
             .args(["dxp", "--listen", "127.0.0.1:0"])
             .args(args)
@@ -212,7 +213,7 @@ fn pydraughts_dxp_engine_plays_complete_games_against_the_server() {
     let mut server = Server::listen(&["--movetime", "20", "--hash", "16"]);
     let script = repo_root().join("tests/dxp/pydraughts_dxp_client.py");
     let run = |extra: &[&str]| -> serde_json::Value {
-        let output = Command::new(&python)
+        let output = common::without_default_tables(&mut Command::new(&python))
             .arg(&script)
             .arg(server.port())
             .args(extra)
@@ -253,6 +254,7 @@ fn two_damka_processes_play_each_other_to_the_end() {
     let _turn = serial();
     let server = Server::listen(&["--movetime", "15", "--hash", "16"]);
     let mut command = Command::new(DAMKA);
+    common::without_default_tables(&mut command);
     command
         .args(["dxp", "--connect", &server.address, "--games", "2"])
         .args(["--color", "black", "--minutes", "1", "--moves", "0"])

@@ -120,7 +120,7 @@ fn a_damaged_file_is_regenerated() {
 }
 
 fn damka(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_damka"))
+    let output = common::without_default_tables(&mut Command::new(env!("CARGO_BIN_EXE_damka")))
         .args(args)
         .output()
         .expect("damka runs");
@@ -189,11 +189,18 @@ fn probe_command_answers_refuses_and_reports_bad_files() {
     let (code, _, err) = damka(&["egtb", "probe", "--dir", dir_text, "W:W99"]);
     assert_eq!(code, 2);
     assert!(err.contains("bad FEN"), "{err}");
-    // A corrupt file: one clear line, exit 2.
+    // A corrupt file: one clear line, exit 2. A byte of every block is changed (the
+    // layout of docs/egtb.md: block offsets from byte 48, then one checksum per block, then
+    // the blocks), so the one block the probe reads is damaged whichever it is.
     let path = dir.join("english").join("wm0wk2bm0bk1.dtm");
     let mut bytes = std::fs::read(&path).unwrap();
-    let last = bytes.len() - 3;
-    bytes[last] ^= 0x55;
+    let blocks = u32::from_le_bytes(bytes[28..32].try_into().unwrap()) as usize;
+    let data = 48 + (blocks + 1) * 8 + blocks * 4;
+    for block in 0..blocks {
+        let at = 48 + block * 8;
+        let offset = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+        bytes[data + offset + 1] ^= 0x55;
+    }
     std::fs::write(&path, &bytes).unwrap();
     let (code, out, err) = damka(&[
         "egtb",
@@ -407,4 +414,187 @@ fn deep_searches_agree_with_the_tables() {
     }
     assert!(checked > 100, "only {checked}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Tables opened on demand (headers now, blocks as lookups need them, through a cache far
+/// smaller than the tables, so blocks are evicted and read again) answer exactly as the
+/// same tables loaded whole, for every position of every slice up to 4 pieces.
+#[test]
+fn tables_read_on_demand_agree_with_tables_loaded_whole() {
+    let dir = scratch("on-demand");
+    generate::<English>(&dir, 4, 2, false).expect("generation succeeds");
+    let (whole, errors) = Tables::open::<English>(&dir);
+    assert!(errors.is_empty(), "{errors:?}");
+    // 64 KB: 16 blocks of 4,096 values, far fewer than the slices hold.
+    let (lazy, errors) = Tables::open_on_demand::<English>(&dir, 64 << 10);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(lazy.len(), whole.len());
+    let mut compared = 0u64;
+    for slice in whole.slices() {
+        let size = slice.indexer.size();
+        // Every position of the small slices, a dense sample of the large ones, and both
+        // colours to move (Black to move is looked up through the twin slice).
+        let step = (size / 20_000).max(1);
+        let mut index = 0;
+        while index < size {
+            let position: Position<English> = slice.indexer.placement(index).position();
+            assert_eq!(lazy.code(&position), whole.code(&position), "{position:?}");
+            let turned = position.with_side_to_move(position.side_to_move().opponent());
+            assert_eq!(lazy.code(&turned), whole.code(&turned), "{turned:?}");
+            compared += 2;
+            index += step;
+        }
+    }
+    let (hits, misses, capacity) = lazy.cache_counts().expect("a cache");
+    assert_eq!(capacity, 16);
+    assert!(compared > 200_000, "{compared}");
+    assert!(
+        hits > misses && misses > capacity as u64,
+        "{hits} hits, {misses} misses"
+    );
+}
+
+/// The engine finds tables in the default directory (`$XDG_DATA_HOME/damka/egtb`) without
+/// any option; `EGTBCache 0` turns them off and a non-zero size back on; `EGTBPath` names
+/// another directory, and an empty `EGTBPath` goes back to the default one.
+#[test]
+fn the_engine_reads_the_default_directory_at_start() {
+    use common::process::run_limited;
+    use std::time::Duration;
+    let data = scratch("xdg");
+    let tables = data.join("damka").join("egtb");
+    generate::<English>(&tables, 3, 2, false).expect("generation succeeds");
+    let run = |input: &str| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_damka"));
+        command.env_remove("RUST_LOG").env("XDG_DATA_HOME", &data);
+        let (run, finished) = run_limited(&mut command, input.as_bytes(), Duration::from_secs(30));
+        assert!(finished, "{}", run.stderr);
+        run.stdout
+    };
+    let probe = "position fen W:WK14,K15:BK28\ngo depth 3\n";
+    let hits = |out: &str| {
+        let infos = lines_starting(out, "info depth");
+        assert!(!infos.is_empty(), "{out}");
+        assert!(out.lines().any(|l| l.starts_with("bestmove ")), "{out}");
+        infos
+            .iter()
+            .all(|l| l.contains(" tbhits ") && l.contains(" score mate "))
+    };
+    let out = run(probe);
+    assert!(hits(&out), "found without an option:\n{out}");
+    let out = run(&format!("setoption name EGTBCache value 0\n{probe}"));
+    assert!(
+        !out.contains("tbhits"),
+        "EGTBCache 0 turns them off:\n{out}"
+    );
+    assert!(!out.contains("info string error"), "{out}");
+    let out = run(&format!(
+        "setoption name EGTBCache value 0\nsetoption name EGTBCache value 8\n{probe}"
+    ));
+    assert!(hits(&out), "and back on:\n{out}");
+    // A directory with international tables only: kept, and no English tables probed.
+    let elsewhere = scratch("xdg-elsewhere");
+    generate::<International>(&elsewhere, 2, 1, false).expect("generation succeeds");
+    let out = run(&format!(
+        "setoption name EGTBPath value {}\n{probe}",
+        elsewhere.display()
+    ));
+    assert!(
+        !out.contains("tbhits"),
+        "EGTBPath replaces the default:\n{out}"
+    );
+    assert!(!out.contains("info string error"), "{out}");
+    let out = run(&format!(
+        "setoption name EGTBPath value {}\nsetoption name EGTBPath value <empty>\n{probe}",
+        elsewhere.display()
+    ));
+    assert!(hits(&out), "an empty EGTBPath is the default again:\n{out}");
+    // And the command-line tools default to the same directory.
+    let output = Command::new(env!("CARGO_BIN_EXE_damka"))
+        .args(["egtb", "probe", "W:WK14,K15:BK28"])
+        .env("XDG_DATA_HOME", &data)
+        .output()
+        .expect("damka runs");
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("win\n"));
+}
+
+/// `damka egtb status` counts slices per piece count against how many there are: for
+/// English, 2 pieces make 4 slices (a man or a king on each side) and 3 pieces 12 (two
+/// pieces of 3 kinds on one side, one of 2 on the other, either side the stronger).
+#[test]
+fn status_lists_what_a_directory_holds() {
+    let dir = scratch("status");
+    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    std::fs::remove_file(dir.join("english").join("wm1wk1bm1bk0.dtm")).unwrap();
+    let (code, out, err) = damka(&["egtb", "status", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("english:"), "{out}");
+    assert!(out.contains("2 pieces: 4 of 4 slices (complete)"), "{out}");
+    assert!(
+        out.contains("3 pieces: 11 of 12 slices (incomplete, 1 missing)"),
+        "{out}"
+    );
+    assert!(!out.contains("international"), "{out}");
+    let (code, out, _) = damka(&["egtb", "status", "--dir", "/no/such/dir"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("no table directory"), "{out}");
+}
+
+/// FNV-1a 64 (the table files' checksum, docs/egtb.md).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
+}
+
+/// A version 2 file rewritten as version 1 (the documented layout without block checksums).
+fn downgrade(path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[8..10], &2u16.to_le_bytes());
+    let blocks = u32::from_le_bytes(bytes[28..32].try_into().unwrap()) as usize;
+    let sums_at = 48 + (blocks + 1) * 8;
+    let mut old = bytes[..sums_at].to_vec();
+    old.extend_from_slice(&bytes[sums_at + blocks * 4..]);
+    old[8..10].copy_from_slice(&1u16.to_le_bytes());
+    let mut covered = old[..32].to_vec();
+    covered.extend_from_slice(&old[40..]);
+    let sum = fnv1a(&covered);
+    old[32..40].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(path, old).unwrap();
+}
+
+/// Version 1 files (earlier builds) still work, `status` points at them and `upgrade`
+/// rewrites them as version 2 with the same values.
+#[test]
+fn version_1_files_are_read_and_upgraded() {
+    let dir = scratch("upgrade");
+    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    let (before, _) = Tables::open::<English>(&dir);
+    let folder = dir.join("english");
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        downgrade(&entry.unwrap().path());
+    }
+    let dir_text = dir.to_str().unwrap();
+    let (code, out, _) = damka(&["egtb", "status", "--dir", dir_text]);
+    assert_eq!(code, 0);
+    assert!(out.contains("16 files in format version 1"), "{out}");
+    let (code, out, _) = damka(&["egtb", "probe", "--dir", dir_text, "W:WK14,K15:BK28"]);
+    assert_eq!((code, out.lines().next()), (0, Some("win")));
+    let (code, out, err) = damka(&["egtb", "upgrade", "--dir", dir_text]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("rewrote 16 files, 0 already current"), "{out}");
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        assert_eq!(&bytes[8..10], &2u16.to_le_bytes());
+    }
+    let (after, errors) = Tables::open::<English>(&dir);
+    assert!(errors.is_empty(), "{errors:?}");
+    for slice in before.slices() {
+        let again = after.slice(slice.indexer.material()).expect("kept");
+        assert_eq!(again.snapshot(), slice.snapshot());
+    }
+    let (code, out, _) = damka(&["egtb", "upgrade", "--dir", dir_text]);
+    assert_eq!(code, 0);
+    assert!(out.contains("rewrote 0 files, 16 already current"), "{out}");
 }

@@ -650,6 +650,7 @@ fn last_line_of_a_burst_arrives_alone_for_a_slow_reader() {
 /// Runs a Python script with a time limit; returns its stdout (fails with its output).
 fn run_python(python: &Path, script: &str, args: &[&str], limit: Duration) -> String {
     let mut command = Command::new(python);
+    common::without_default_tables(&mut command);
     command
         .arg(repo_root().join("tests/hub").join(script))
         .args(args)

@@ -540,7 +540,7 @@ fn ctrl_c_leaves_every_finished_game_in_a_pdn_that_pydraughts_reads() {
     use std::time::Instant;
     let pdn = scratch("ctrl-c.pdn");
     let stderr_path = scratch("ctrl-c.err");
-    let mut child = Command::new(DAMKA)
+    let mut child = common::without_default_tables(&mut Command::new(DAMKA))
         .args(["match", "--variant", "english", "--games", "200"])
         .args([
             "--concurrency",

@@ -247,6 +247,7 @@ fn handshake_lists_every_option_then_uciok() {
         "option name Clear Hash type button",
         "option name EvalFile type string default <empty>",
         "option name EGTBPath type string default <empty>",
+        "option name EGTBCache type spin default 64 min 0 max 4096",
     ];
     assert_eq!(options, expected);
     assert!(damka.sync().is_empty());

@@ -164,11 +164,9 @@ impl CbEngine {
             self.gametype.variant(),
             options.hash_mb,
             options.threads,
-            if options.egtb_path.is_empty() {
-                "none (set egtbpath DIR)"
-            } else {
-                &options.egtb_path
-            }
+            self.engine
+                .tables_in_use()
+                .unwrap_or("none (set egtbpath DIR)")
         )
     }
 
@@ -183,6 +181,7 @@ impl CbEngine {
             ("move_overhead", []) => options.move_overhead_ms.to_string(),
             ("evalfile", []) => options.eval_file.clone(),
             ("egtbpath", []) => options.egtb_path.clone(),
+            ("egtbcache", []) => options.egtb_cache_mb.to_string(),
             ("gamehist", []) => self.history_text(),
             ("movelist", [fen, ..]) => {
                 let gametype = self.gametype;

@@ -1,9 +1,9 @@
-//! The endgame-table file format: a checked header, a block index and run-length-coded blocks, written atomically.
+//! The endgame-table file format: a checked header, a block index with a checksum per block, and run-length-coded blocks, written atomically.
 //!
 //! Layout (all integers little-endian):
 //! ```text
 //!  0  magic "DAMKATB\0"         8 bytes
-//!  8  version (1)               u16
+//!  8  version (2)               u16
 //! 10  variant family            u8   (index in Variant::ALL)
 //! 11  material                  4 x u8 (white men, white kings, black men, black kings)
 //! 15  reserved (0)              u8
@@ -14,12 +14,17 @@
 //! 40  longest distance (plies)  u16
 //! 42  reserved (0)              6 bytes
 //! 48  block offsets             (blocks + 1) x u64, from the start of the data
+//!     block checksums           blocks x u32 (low half of FNV-1a 64 of the block's bytes)
 //!     data                      the blocks
 //! ```
 //! A block codes `values per block` one-byte values (see [`super::Value::code`]) either raw
 //! (first byte 0) or as runs (first byte 1, then pairs of a value byte and a LEB128 run
 //! length), whichever is shorter. The index gives random access to any block; a value is
-//! found by decoding at most one block.
+//! found by decoding at most one block. The whole-file checksum guards a file read whole
+//! ([`SliceFile`]); the block checksums guard a block read alone ([`BlockFile`], the engine's
+//! reader, which never reads a whole file). Version 1 files (no block checksums) are still
+//! read: whole with their file checksum, block by block with the blocks' structure checked
+//! only (`damka egtb upgrade` rewrites them as version 2).
 
 use super::Material;
 use crate::rules::Variant;
@@ -28,8 +33,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"DAMKATB\0";
-/// The format version this build reads and writes.
-pub const VERSION: u16 = 1;
+/// The format version this build writes (it also reads version 1, without block checksums).
+pub const VERSION: u16 = 2;
 const HEADER: usize = 48;
 /// Values per block.
 pub const BLOCK: usize = 4096;
@@ -51,6 +56,16 @@ impl fmt::Display for FileError {
 
 impl std::error::Error for FileError {}
 
+impl FileError {
+    /// Makes the errors of one file from their reasons.
+    fn about(path: &Path) -> impl Fn(String) -> FileError + Copy + '_ {
+        |reason| FileError {
+            path: path.to_path_buf(),
+            reason,
+        }
+    }
+}
+
 fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
     let mut h = hash;
     for &b in bytes {
@@ -61,6 +76,11 @@ fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
 }
 
 const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
+
+/// The checksum of one block's bytes (version 2).
+fn block_checksum(block: &[u8]) -> u32 {
+    fnv1a(FNV_OFFSET, block) as u32
+}
 
 fn checksum(file: &[u8]) -> u64 {
     let h = fnv1a(FNV_OFFSET, &file[..32]);
@@ -102,6 +122,7 @@ fn encode_block(values: &[u8], out: &mut Vec<u8>) {
 
 /// Reads one run (a value byte and a LEB128 length) at `*at`, moving past it; `None` when
 /// the bytes end inside it or the length is absurd.
+#[inline]
 fn next_run(bytes: &[u8], at: &mut usize) -> Option<(u8, usize)> {
     let value = *bytes.get(*at)?;
     *at += 1;
@@ -128,14 +149,17 @@ fn decode_block(block: &[u8], expected: usize, out: &mut Vec<u8>) -> Option<()> 
     match mode {
         0 => out.extend_from_slice(rest),
         1 => {
-            let mut i = 0;
+            // Filled in place: a block holds thousands of short runs, and growing the
+            // vector run by run cost more than reading the block.
+            out.resize(expected, 0);
+            let (mut filled, mut i) = (0, 0);
             while i < rest.len() {
                 let (value, length) = next_run(rest, &mut i)?;
-                if out.len() + length > expected {
-                    return None;
-                }
-                out.resize(out.len() + length, value);
+                let end = filled + length;
+                out.get_mut(filled..end)?.fill(value);
+                filled = end;
             }
+            return (filled == expected).then_some(());
         }
         _ => return None,
     }
@@ -159,9 +183,12 @@ pub fn encode(variant: Variant, material: Material, values: &[u8]) -> Vec<u8> {
     let blocks = values.len().div_ceil(BLOCK);
     let mut data = Vec::new();
     let mut offsets = Vec::with_capacity(blocks + 1);
+    let mut sums = Vec::with_capacity(blocks);
     for chunk in values.chunks(BLOCK) {
-        offsets.push(data.len() as u64);
+        let start = data.len();
+        offsets.push(start as u64);
         encode_block(chunk, &mut data);
+        sums.push(block_checksum(&data[start..]));
     }
     offsets.push(data.len() as u64);
     let longest = values
@@ -169,7 +196,7 @@ pub fn encode(variant: Variant, material: Material, values: &[u8]) -> Vec<u8> {
         .map(|&c| u16::from(c).saturating_sub(1))
         .max()
         .unwrap_or(0);
-    let mut file = Vec::with_capacity(HEADER + offsets.len() * 8 + data.len());
+    let mut file = Vec::with_capacity(HEADER + offsets.len() * 8 + sums.len() * 4 + data.len());
     file.extend_from_slice(MAGIC);
     file.extend_from_slice(&VERSION.to_le_bytes());
     file.push(variant_code(variant));
@@ -188,6 +215,9 @@ pub fn encode(variant: Variant, material: Material, values: &[u8]) -> Vec<u8> {
     file.extend_from_slice(&[0; 6]);
     for offset in &offsets {
         file.extend_from_slice(&offset.to_le_bytes());
+    }
+    for sum in &sums {
+        file.extend_from_slice(&sum.to_le_bytes());
     }
     file.extend_from_slice(&data);
     let sum = checksum(&file);
@@ -210,18 +240,150 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&temp, path)
 }
 
-/// A checked slice file in memory.
+/// The header and block index of a slice file, checked against what its name promises.
 #[derive(Debug)]
-pub struct SliceFile {
-    bytes: Vec<u8>,
+struct Layout {
+    version: u16,
     positions: u64,
     block: usize,
     blocks: usize,
     longest: u16,
+    /// Where the blocks start, from the start of the file.
+    data_start: u64,
+    /// Block `b` spans `offsets[b]..offsets[b + 1]` of the data.
+    offsets: Vec<u64>,
+    /// Version 2: each block's checksum.
+    sums: Option<Vec<u32>>,
 }
 
 fn u64_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
+impl Layout {
+    /// Checks the fixed header (`head`, at least [`HEADER`] bytes) and returns the layout
+    /// without its index, and how many bytes the index takes after the header.
+    fn header(
+        head: &[u8],
+        file_len: u64,
+        variant: Variant,
+        material: Material,
+        positions: u64,
+    ) -> Result<(Layout, usize), String> {
+        if head.len() < HEADER {
+            return Err(format!(
+                "truncated: {file_len} bytes, shorter than the {HEADER}-byte header"
+            ));
+        }
+        if &head[..8] != MAGIC {
+            return Err("not a damka endgame table (bad magic)".into());
+        }
+        let version = u16::from_le_bytes([head[8], head[9]]);
+        if !(1..=VERSION).contains(&version) {
+            return Err(format!(
+                "format version {version}, this build reads versions 1 to {VERSION}"
+            ));
+        }
+        if head[10] != variant_code(variant) {
+            let found = Variant::ALL
+                .get(usize::from(head[10]))
+                .map_or("an unknown variant", |v| v.name());
+            return Err(format!("made for {found}, not {}", variant.name()));
+        }
+        let stored = Material::new(head[11], head[12], head[13], head[14]);
+        if stored != material {
+            return Err(format!("holds slice {stored}, not {material}"));
+        }
+        let count = u64_at(head, 16);
+        if count != positions {
+            return Err(format!(
+                "holds {count} positions, the slice has {positions}"
+            ));
+        }
+        let block = u32_at(head, 24) as usize;
+        let blocks = u32_at(head, 28) as usize;
+        if block == 0 || blocks != (positions as usize).div_ceil(block) {
+            return Err(format!("bad block layout ({blocks} blocks of {block})"));
+        }
+        let index_len = (blocks + 1) * 8 + if version >= 2 { blocks * 4 } else { 0 };
+        let layout = Layout {
+            version,
+            positions,
+            block,
+            blocks,
+            longest: u16::from_le_bytes([head[40], head[41]]),
+            data_start: (HEADER + index_len) as u64,
+            offsets: Vec::new(),
+            sums: None,
+        };
+        Ok((layout, index_len))
+    }
+
+    /// Reads the block index (`index`, the bytes right after the header) and checks it
+    /// against the file's length.
+    fn read_index(&mut self, index: &[u8], file_len: u64) -> Result<(), String> {
+        if (HEADER + index.len()) as u64 != self.data_start {
+            return Err(format!(
+                "truncated: {file_len} bytes, the block index alone needs {}",
+                self.data_start
+            ));
+        }
+        let offsets: Vec<u64> = (0..=self.blocks).map(|b| u64_at(index, b * 8)).collect();
+        let data_len = offsets[self.blocks];
+        if file_len != self.data_start + data_len {
+            return Err(format!(
+                "truncated or padded: {file_len} bytes, the index says {}",
+                self.data_start + data_len
+            ));
+        }
+        if let Some(b) = offsets.windows(2).position(|pair| pair[0] > pair[1]) {
+            return Err(format!("block index entry {b} out of order"));
+        }
+        if self.version >= 2 {
+            let sums_at = (self.blocks + 1) * 8;
+            self.sums = Some(
+                (0..self.blocks)
+                    .map(|b| u32_at(index, sums_at + b * 4))
+                    .collect(),
+            );
+        }
+        self.offsets = offsets;
+        Ok(())
+    }
+
+    /// The byte range of a block, from the start of the file.
+    fn block_range(&self, block: usize) -> std::ops::Range<u64> {
+        self.data_start + self.offsets[block]..self.data_start + self.offsets[block + 1]
+    }
+
+    /// Values in a block (the last one may be short).
+    fn block_len(&self, block: usize) -> usize {
+        (self.positions as usize - block * self.block).min(self.block)
+    }
+
+    /// Decodes a block's bytes into `out` after checking its checksum (version 2).
+    fn decode(&self, block: usize, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+        if let Some(sums) = &self.sums
+            && block_checksum(bytes) != sums[block]
+        {
+            return Err(format!(
+                "block {block}: checksum mismatch (the file is corrupt)"
+            ));
+        }
+        decode_block(bytes, self.block_len(block), out)
+            .ok_or_else(|| format!("block {block} is malformed"))
+    }
+}
+
+/// A checked slice file in memory.
+#[derive(Debug)]
+pub struct SliceFile {
+    bytes: Vec<u8>,
+    layout: Layout,
 }
 
 impl SliceFile {
@@ -234,83 +396,19 @@ impl SliceFile {
         material: Material,
         positions: u64,
     ) -> Result<SliceFile, FileError> {
-        let fail = |reason: String| FileError {
-            path: path.to_path_buf(),
-            reason,
-        };
-        if bytes.len() < HEADER {
-            return Err(fail(format!(
-                "truncated: {} bytes, shorter than the {HEADER}-byte header",
-                bytes.len()
-            )));
-        }
-        if &bytes[..8] != MAGIC {
-            return Err(fail("not a damka endgame table (bad magic)".into()));
-        }
-        let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-        if version != VERSION {
-            return Err(fail(format!(
-                "format version {version}, this build reads version {VERSION}"
-            )));
-        }
-        if bytes[10] != variant_code(variant) {
-            let found = Variant::ALL
-                .get(usize::from(bytes[10]))
-                .map_or("an unknown variant", |v| v.name());
-            return Err(fail(format!("made for {found}, not {}", variant.name())));
-        }
-        let stored = Material::new(bytes[11], bytes[12], bytes[13], bytes[14]);
-        if stored != material {
-            return Err(fail(format!("holds slice {stored}, not {material}")));
-        }
-        let count = u64_at(&bytes, 16);
-        if count != positions {
-            return Err(fail(format!(
-                "holds {count} positions, the slice has {positions}"
-            )));
-        }
-        let block = u32::from_le_bytes(bytes[24..28].try_into().expect("4 bytes")) as usize;
-        let blocks = u32::from_le_bytes(bytes[28..32].try_into().expect("4 bytes")) as usize;
-        if block == 0 || blocks != (positions as usize).div_ceil(block) {
-            return Err(fail(format!(
-                "bad block layout ({blocks} blocks of {block})"
-            )));
-        }
-        let data_start = HEADER + (blocks + 1) * 8;
-        if bytes.len() < data_start {
-            return Err(fail(format!(
-                "truncated: {} bytes, the block index alone needs {data_start}",
-                bytes.len()
-            )));
-        }
-        let data_len = u64_at(&bytes, HEADER + blocks * 8);
-        if bytes.len() as u64 != data_start as u64 + data_len {
-            return Err(fail(format!(
-                "truncated or padded: {} bytes, the index says {}",
-                bytes.len(),
-                data_start as u64 + data_len
-            )));
-        }
+        let fail = FileError::about(path);
+        let file_len = bytes.len() as u64;
+        let (mut layout, index_len) =
+            Layout::header(&bytes, file_len, variant, material, positions).map_err(fail)?;
+        let index_end = (HEADER + index_len).min(bytes.len());
+        layout
+            .read_index(&bytes[HEADER..index_end], file_len)
+            .map_err(fail)?;
         let stored_sum = u64_at(&bytes, 32);
         if checksum(&bytes) != stored_sum {
             return Err(fail("checksum mismatch (the file is corrupt)".into()));
         }
-        let mut previous = 0;
-        for b in 0..=blocks {
-            let offset = u64_at(&bytes, HEADER + b * 8);
-            if offset < previous || offset > data_len {
-                return Err(fail(format!("block index entry {b} out of order")));
-            }
-            previous = offset;
-        }
-        let longest = u16::from_le_bytes([bytes[40], bytes[41]]);
-        Ok(SliceFile {
-            bytes,
-            positions,
-            block,
-            blocks,
-            longest,
-        })
+        Ok(SliceFile { bytes, layout })
     }
 
     /// Reads and checks a file.
@@ -329,7 +427,7 @@ impl SliceFile {
 
     /// The longest win or loss in the slice, plies.
     pub fn longest(&self) -> u16 {
-        self.longest
+        self.layout.longest
     }
 
     /// Bytes the file takes.
@@ -337,21 +435,20 @@ impl SliceFile {
         self.bytes.len()
     }
 
-    fn block_bytes(&self, block: usize) -> &[u8] {
-        let data = HEADER + (self.blocks + 1) * 8;
-        let start = u64_at(&self.bytes, HEADER + block * 8) as usize;
-        let end = u64_at(&self.bytes, HEADER + (block + 1) * 8) as usize;
-        &self.bytes[data + start..data + end]
+    /// The file's format version.
+    pub fn version(&self) -> u16 {
+        self.layout.version
     }
 
-    fn block_len(&self, block: usize) -> usize {
-        (self.positions as usize - block * self.block).min(self.block)
+    fn block_bytes(&self, block: usize) -> &[u8] {
+        let range = self.layout.block_range(block);
+        &self.bytes[range.start as usize..range.end as usize]
     }
 
     /// One value, decoding only its block (random access without a full decode).
     pub fn value_code(&self, index: u64) -> Option<u8> {
-        let block = index as usize / self.block;
-        let mut offset = index as usize % self.block;
+        let block = index as usize / self.layout.block;
+        let mut offset = index as usize % self.layout.block;
         let bytes = self.block_bytes(block);
         match bytes.first()? {
             0 => bytes.get(1 + offset).copied(),
@@ -371,21 +468,123 @@ impl SliceFile {
 
     /// Every value, decoded; an error names the first malformed block.
     pub fn decode_all(&self, path: &Path) -> Result<Vec<u8>, FileError> {
-        let mut values = Vec::with_capacity(self.positions as usize);
-        let mut block_values = Vec::with_capacity(self.block);
-        for block in 0..self.blocks {
-            decode_block(
-                self.block_bytes(block),
-                self.block_len(block),
-                &mut block_values,
-            )
-            .ok_or_else(|| FileError {
-                path: path.to_path_buf(),
-                reason: format!("block {block} is malformed"),
-            })?;
+        let mut values = Vec::with_capacity(self.layout.positions as usize);
+        let mut block_values = Vec::with_capacity(self.layout.block);
+        for block in 0..self.layout.blocks {
+            self.layout
+                .decode(block, self.block_bytes(block), &mut block_values)
+                .map_err(|reason| FileError {
+                    path: path.to_path_buf(),
+                    reason,
+                })?;
             values.extend_from_slice(&block_values);
         }
         Ok(values)
+    }
+}
+
+/// Reads `buf.len()` bytes of `file` at `offset`, without moving a shared cursor (several
+/// search threads read the same file).
+fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < buf.len() {
+            let read = std::os::windows::fs::FileExt::seek_read(
+                file,
+                &mut buf[done..],
+                offset + done as u64,
+            )?;
+            if read == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            done += read;
+        }
+        Ok(())
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        let _ = (file, buf, offset);
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+}
+
+/// A slice file read block by block on demand: opening it reads and checks the header and
+/// the block index only (a few bytes per 4,096 positions), so start-up does not read the
+/// tables and memory holds no more of them than the caller's cache.
+#[derive(Debug)]
+pub struct BlockFile {
+    path: PathBuf,
+    file: std::fs::File,
+    layout: Layout,
+    size: u64,
+}
+
+impl BlockFile {
+    /// Opens a file and checks its header and block index against what its name promises.
+    pub fn open(
+        path: &Path,
+        variant: Variant,
+        material: Material,
+        positions: u64,
+    ) -> Result<BlockFile, FileError> {
+        let fail = FileError::about(path);
+        let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+        let size = file.metadata().map_err(|e| fail(e.to_string()))?.len();
+        let mut head = vec![0u8; HEADER.min(size as usize)];
+        read_exact_at(&file, &mut head, 0).map_err(|e| fail(e.to_string()))?;
+        let (mut layout, index_len) =
+            Layout::header(&head, size, variant, material, positions).map_err(fail)?;
+        let mut index = vec![0u8; index_len.min(size.saturating_sub(HEADER as u64) as usize)];
+        read_exact_at(&file, &mut index, HEADER as u64).map_err(|e| fail(e.to_string()))?;
+        layout.read_index(&index, size).map_err(fail)?;
+        Ok(BlockFile {
+            path: path.to_path_buf(),
+            file,
+            layout,
+            size,
+        })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes the file takes on disk.
+    pub fn file_size(&self) -> u64 {
+        self.size
+    }
+
+    /// The file's format version (1: blocks without checksums).
+    pub fn version(&self) -> u16 {
+        self.layout.version
+    }
+
+    /// Values per block.
+    pub fn block_size(&self) -> usize {
+        self.layout.block
+    }
+
+    /// Reads block `block` from the file and decodes it into `out` (cleared first), using
+    /// `raw` for the coded bytes; an error says what is wrong (I/O, checksum, structure).
+    pub fn read_block(
+        &self,
+        block: usize,
+        raw: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        if block >= self.layout.blocks {
+            return Err(format!("block {block} past the end"));
+        }
+        let range = self.layout.block_range(block);
+        raw.resize((range.end - range.start) as usize, 0);
+        read_exact_at(&self.file, raw, range.start).map_err(|e| format!("block {block}: {e}"))?;
+        self.layout.decode(block, raw, out)
     }
 }
 
@@ -411,6 +610,80 @@ mod tests {
         for (i, &v) in values.iter().enumerate().step_by(13) {
             assert_eq!(file.value_code(i as u64), Some(v));
         }
+    }
+
+    /// The same values as a version 1 file (no block checksums), as earlier builds wrote.
+    fn version_1(values: &[u8], m: Material) -> Vec<u8> {
+        let current = encode(Variant::English, m, values);
+        let blocks = values.len().div_ceil(BLOCK);
+        let sums_at = HEADER + (blocks + 1) * 8;
+        let mut old = current[..sums_at].to_vec();
+        old.extend_from_slice(&current[sums_at + blocks * 4..]);
+        old[8..10].copy_from_slice(&1u16.to_le_bytes());
+        let sum = checksum(&old);
+        old[32..40].copy_from_slice(&sum.to_le_bytes());
+        old
+    }
+
+    fn scratch_file(name: &str, bytes: &[u8]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("damka-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn blocks_read_alone_give_the_values_back_in_both_versions() {
+        let values = sample();
+        let m = Material::new(0, 1, 0, 2);
+        let n = values.len() as u64;
+        for (version, bytes) in [
+            (2, encode(Variant::English, m, &values)),
+            (1, version_1(&values, m)),
+        ] {
+            let path = scratch_file(&format!("v{version}.dtm"), &bytes);
+            let whole = SliceFile::open(&path, Variant::English, m, n).expect("valid");
+            assert_eq!(whole.version(), version);
+            assert_eq!(whole.decode_all(&path).unwrap(), values);
+            let file = BlockFile::open(&path, Variant::English, m, n).expect("valid");
+            assert_eq!(file.version(), version);
+            let (mut raw, mut out) = (Vec::new(), Vec::new());
+            let mut all = Vec::new();
+            for block in 0..values.len().div_ceil(BLOCK) {
+                file.read_block(block, &mut raw, &mut out).unwrap();
+                all.extend_from_slice(&out);
+            }
+            assert_eq!(all, values);
+            assert!(file.read_block(99, &mut raw, &mut out).is_err());
+        }
+    }
+
+    #[test]
+    fn a_damaged_block_is_caught_when_read_alone() {
+        let values = sample();
+        let m = Material::new(0, 1, 0, 2);
+        let n = values.len() as u64;
+        let mut bytes = encode(Variant::English, m, &values);
+        // A value byte of the last block: the header and index stay valid.
+        let last = bytes.len() - 2;
+        bytes[last] ^= 0x40;
+        let path = scratch_file("damaged.dtm", &bytes);
+        let file = BlockFile::open(&path, Variant::English, m, n).expect("header and index valid");
+        let (mut raw, mut out) = (Vec::new(), Vec::new());
+        file.read_block(0, &mut raw, &mut out)
+            .expect("the first block is intact");
+        let error = file
+            .read_block(values.len().div_ceil(BLOCK) - 1, &mut raw, &mut out)
+            .expect_err("the last block is damaged");
+        assert!(error.contains("checksum"), "{error}");
+        // Whole, the same file is refused by its file checksum.
+        let error = SliceFile::open(&path, Variant::English, m, n).expect_err("refused");
+        assert!(error.reason.contains("checksum"), "{error}");
+        // A truncated file is refused on opening, before any block is read.
+        let path = scratch_file("short.dtm", &bytes[..bytes.len() - 3]);
+        let error = BlockFile::open(&path, Variant::English, m, n).expect_err("refused");
+        assert!(error.reason.contains("truncated"), "{error}");
     }
 
     #[test]

@@ -298,6 +298,7 @@ fn solve_pair<R: Rules>(
         .iter()
         .map(|&m| tables.slice(m).expect("the pair was inserted"))
         .collect();
+    let codes: Vec<&[AtomicU8]> = slices.iter().map(|slice| slice.memory()).collect();
     let work: Vec<Work> = slices
         .iter()
         .map(|slice| {
@@ -358,7 +359,7 @@ fn solve_pair<R: Rules>(
                         + (G::<R>::step(men, Dir::UpRight) & empty).count_ones()
                         + king_reach::<R>(kings, empty);
                     if moves == 0 {
-                        slice.values[i].store(1, Ordering::Relaxed);
+                        slice.memory()[i].store(1, Ordering::Relaxed);
                         out.push((Noted::Decided(0), entry(slot, placement)));
                     }
                     state.remaining[i].store(moves as u8, Ordering::Relaxed);
@@ -367,7 +368,7 @@ fn solve_pair<R: Rules>(
                 let position = placement.position::<R>();
                 position.legal_moves_into(list);
                 if list.is_empty() {
-                    slice.values[i].store(1, Ordering::Relaxed);
+                    slice.memory()[i].store(1, Ordering::Relaxed);
                     out.push((Noted::Decided(0), entry(slot, placement)));
                     continue;
                 }
@@ -397,7 +398,7 @@ fn solve_pair<R: Rules>(
                         None => None,
                     };
                     if let Some(pass) = pass {
-                        slice.values[i].store(pass + 1, Ordering::Relaxed);
+                        slice.memory()[i].store(pass + 1, Ordering::Relaxed);
                         out.push((Noted::Decided(pass), entry(slot, placement)));
                     }
                     continue;
@@ -449,7 +450,7 @@ fn solve_pair<R: Rules>(
             let win = pass % 2 == 1;
             // Decides a position in this pass unless it was decided before.
             let decide = |slot: usize, index: usize, placement: &Placement, out: &mut Vec<u64>| {
-                if slices[slot].values[index]
+                if codes[slot][index]
                     .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed)
                     .is_ok()
                 {
@@ -472,7 +473,7 @@ fn solve_pair<R: Rules>(
                 let values: Vec<u8> = found
                     .iter()
                     .map(|&(index, entry)| {
-                        slices[(entry >> 63) as usize].values[index].load(Ordering::Relaxed)
+                        codes[(entry >> 63) as usize][index].load(Ordering::Relaxed)
                     })
                     .collect();
                 if !win {
@@ -501,7 +502,7 @@ fn solve_pair<R: Rules>(
                     if (win
                         || (state.remaining[index].fetch_sub(1, Ordering::Relaxed) == 1
                             && state.need[index].load(Ordering::Relaxed) as usize <= pass))
-                        && slices[parent].values[index]
+                        && codes[parent][index]
                             .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed)
                             .is_ok()
                     {
@@ -625,7 +626,7 @@ pub fn generate_with<R: Rules>(
         let seconds = pair_started.elapsed().as_secs_f64() / pair.len() as f64;
         for (&m, captures) in pair.iter().zip(&captures) {
             let slice = tables.slice(m).expect("inserted");
-            let mut codes = slice.codes();
+            let mut codes = slice.snapshot();
             longest = longest.max(codes.iter().map(|&c| u32::from(c)).max().unwrap_or(0));
             blank_captures(captures, &mut codes);
             let bytes = encode(R::VARIANT, m, &codes);
@@ -679,7 +680,7 @@ fn fill_captures<R: Rules>(tables: &Tables, slice: &mut Slice, threads: usize) {
                     .value_from_successors(&position)
                     .and_then(Value::code)
             {
-                filled.values[index as usize].store(code, Ordering::Relaxed);
+                filled.memory()[index as usize].store(code, Ordering::Relaxed);
             }
         }
     };
@@ -689,7 +690,7 @@ fn fill_captures<R: Rules>(tables: &Tables, slice: &mut Slice, threads: usize) {
 
 fn max_code(slice: &Slice) -> u32 {
     slice
-        .values
+        .memory()
         .iter()
         .map(|v| u32::from(v.load(Ordering::Relaxed)))
         .max()
@@ -742,7 +743,7 @@ pub fn verify<R: Rules>(tables: &Tables, threads: usize, show_progress: bool) ->
                 counts[4].fetch_add(1, Ordering::Relaxed);
                 return;
             }
-            let stored = Value::from_code(slice.values[index as usize].load(Ordering::Relaxed));
+            let stored = Value::from_code(slice.memory()[index as usize].load(Ordering::Relaxed));
             let which = match stored {
                 Value::Win(_) => 0,
                 Value::Draw => 1,

@@ -20,6 +20,7 @@
 //! on how many white men stand on black-man squares, so a prefix table over white-men ranks
 //! gives each its offset.
 
+pub mod cache;
 pub mod convert;
 pub mod file;
 pub mod generate;
@@ -630,6 +631,28 @@ impl<'a> Walker<'a> {
         p.black_kings = lowest_within(u32::from(m.black_kings), free & !p.white_kings);
         true
     }
+}
+
+/// The directory the tables live in when no other is named: `$XDG_DATA_HOME/damka/egtb`,
+/// else `~/.local/share/damka/egtb` (the XDG Base Directory default), on Windows
+/// `%LOCALAPPDATA%\damka\egtb`. `damka egtb gen` writes there by default and the engine
+/// reads it at start (`EGTBPath` names another). `None` when the environment names no home.
+pub fn default_dir() -> Option<std::path::PathBuf> {
+    let absolute = |name: &str| {
+        std::env::var_os(name)
+            .map(std::path::PathBuf::from)
+            .filter(|path| path.is_absolute())
+    };
+    let tail = |base: std::path::PathBuf| base.join("damka").join("egtb");
+    if let Some(data) = absolute("XDG_DATA_HOME") {
+        return Some(tail(data));
+    }
+    if cfg!(windows)
+        && let Some(local) = absolute("LOCALAPPDATA")
+    {
+        return Some(tail(local));
+    }
+    absolute("HOME").map(|home| tail(home.join(".local").join("share")))
 }
 
 /// The table family of a variant: the directory name its files live under, or `None` for

@@ -1,6 +1,7 @@
-//! A set of endgame tables in memory: loading a directory, looking positions up, and the value of a position from its successors.
+//! A set of endgame tables: opening a directory (whole in memory, or block by block on demand through a bounded cache), looking positions up, and the value of a position from its successors.
 
-use super::file::{FileError, SliceFile, slice_path};
+use super::cache::{BlockCache, Lookup};
+use super::file::{BlockFile, FileError, SliceFile, slice_path};
 use super::{Indexer, Material, Placement, Value, family};
 use crate::position::Position;
 use crate::rules::{Rules, Variant};
@@ -17,14 +18,31 @@ fn slot(m: Material) -> usize {
             + 9 * (usize::from(m.black_men) + 9 * usize::from(m.black_kings)))
 }
 
-/// One slice's values (codes of [`Value::code`]); atomics so the generator can fill a slice
-/// from several threads while others read it (relaxed loads cost what plain loads cost).
+/// Where a slice's values are.
+#[derive(Debug)]
+pub enum Codes {
+    /// One code (of [`Value::code`]) per index, in memory; atomics so the generator can fill
+    /// a slice from several threads while others read it (relaxed loads cost what plain
+    /// loads cost).
+    Memory(Vec<AtomicU8>),
+    /// In the slice's file, read a block at a time through the tables' [`BlockCache`].
+    Blocks {
+        /// The open file.
+        file: BlockFile,
+        /// The slice's number among the tables' files: the high part of its blocks' keys.
+        id: u64,
+        /// The first failure to read a block (logged once when it happens).
+        failed: std::sync::OnceLock<String>,
+    },
+}
+
+/// One slice's values.
 #[derive(Debug)]
 pub struct Slice {
     /// The slice's index.
     pub indexer: Indexer,
-    /// One code per index.
-    pub values: Vec<AtomicU8>,
+    /// The values.
+    pub codes: Codes,
     /// Bytes of the file it came from (0 while being generated).
     pub file_size: usize,
     /// False when loaded from a file: positions with a capture pending hold no value there
@@ -33,20 +51,35 @@ pub struct Slice {
 }
 
 impl Slice {
-    /// A slice of unknown values (all 0).
+    /// A slice of unknown values (all 0), in memory.
     pub fn empty(indexer: Indexer) -> Slice {
         let values = (0..indexer.size()).map(|_| AtomicU8::new(0)).collect();
         Slice {
             indexer,
-            values,
+            codes: Codes::Memory(values),
             file_size: 0,
             captures_stored: true,
         }
     }
 
-    /// The codes as plain bytes.
-    pub fn codes(&self) -> Vec<u8> {
-        self.values
+    /// The values of a slice held in memory (the generator's and verifier's slices, which
+    /// they load whole); `None` for a slice read from its file on demand.
+    pub fn in_memory(&self) -> Option<&[AtomicU8]> {
+        match &self.codes {
+            Codes::Memory(values) => Some(values),
+            Codes::Blocks { .. } => None,
+        }
+    }
+
+    /// [`Slice::in_memory`] for code that only ever builds slices in memory (generation).
+    pub fn memory(&self) -> &[AtomicU8] {
+        self.in_memory()
+            .expect("generation and verification hold their slices in memory")
+    }
+
+    /// The codes of a slice in memory as plain bytes.
+    pub fn snapshot(&self) -> Vec<u8> {
+        self.memory()
             .iter()
             .map(|v| v.load(Ordering::Relaxed))
             .collect()
@@ -59,6 +92,8 @@ pub struct Tables {
     variant: Variant,
     slices: Vec<Option<Arc<Slice>>>,
     max_pieces: usize,
+    /// The decoded blocks of slices read on demand.
+    cache: Option<BlockCache>,
 }
 
 /// What a successor is worth while a slice is being generated: a known code, or unknown
@@ -72,6 +107,7 @@ impl Tables {
             variant,
             slices: vec![None; SLOTS],
             max_pieces: 0,
+            cache: None,
         }
     }
 
@@ -121,31 +157,23 @@ impl Tables {
         let codes = file.decode_all(&path)?;
         Ok(Slice {
             indexer,
-            values: codes.into_iter().map(AtomicU8::new).collect(),
+            codes: Codes::Memory(codes.into_iter().map(AtomicU8::new).collect()),
             file_size: file.file_size(),
             captures_stored: false,
         })
     }
 
-    /// Loads every slice file of `R`'s family under `dir` (`dir/FAMILY/*.dtm`). A bad file
-    /// is left out and reported in the returned list; the others are used.
-    pub fn open<R: Rules>(dir: &Path) -> (Tables, Vec<FileError>) {
-        let mut tables = Tables::new(R::VARIANT);
-        let mut errors = Vec::new();
+    /// The slice materials of `R`'s family that have a file under `dir`
+    /// (`dir/FAMILY/*.dtm`), fewer pieces first; an error when the folder cannot be read.
+    pub fn materials_in<R: Rules>(dir: &Path) -> Result<Vec<Material>, FileError> {
         let Some(family) = family(R::VARIANT) else {
-            return (tables, errors);
+            return Ok(Vec::new());
         };
         let folder = dir.join(family);
-        let entries = match std::fs::read_dir(&folder) {
-            Ok(entries) => entries,
-            Err(e) => {
-                errors.push(FileError {
-                    path: folder,
-                    reason: format!("cannot read the directory: {e}"),
-                });
-                return (tables, errors);
-            }
-        };
+        let entries = std::fs::read_dir(&folder).map_err(|e| FileError {
+            path: folder.clone(),
+            reason: format!("cannot read the directory: {e}"),
+        })?;
         let mut materials: Vec<Material> = entries
             .flatten()
             .filter_map(|entry| {
@@ -155,6 +183,19 @@ impl Tables {
             .filter(|m| Material::all::<R>(super::MAX_PIECES).contains(m))
             .collect();
         materials.sort_by_key(|m| (m.total(), m.men(), *m));
+        Ok(materials)
+    }
+
+    /// Loads every slice file of `R`'s family under `dir` whole into memory (one byte a
+    /// position; what generation and verification need). A bad file is left out and
+    /// reported in the returned list; the others are used.
+    pub fn open<R: Rules>(dir: &Path) -> (Tables, Vec<FileError>) {
+        let mut tables = Tables::new(R::VARIANT);
+        let materials = match Tables::materials_in::<R>(dir) {
+            Ok(materials) => materials,
+            Err(e) => return (tables, vec![e]),
+        };
+        let mut errors = Vec::new();
         for material in materials {
             match Tables::load_slice::<R>(dir, material) {
                 Ok(slice) => tables.insert(Arc::new(slice)),
@@ -162,6 +203,97 @@ impl Tables {
             }
         }
         (tables, errors)
+    }
+
+    /// Opens every slice file of `R`'s family under `dir` for probing on demand: only the
+    /// headers and block indexes are read now, values are read a block at a time as
+    /// lookups need them and kept in a cache of at most `cache_bytes` (what the engine
+    /// does: memory and start-up time do not grow with the tables). A bad header or index
+    /// is left out and reported; a block that fails later (I/O, checksum) makes its
+    /// lookups answer "not covered" and is logged once.
+    pub fn open_on_demand<R: Rules>(dir: &Path, cache_bytes: usize) -> (Tables, Vec<FileError>) {
+        let mut tables = Tables::new(R::VARIANT);
+        tables.cache = Some(BlockCache::new(cache_bytes, super::file::BLOCK));
+        let materials = match Tables::materials_in::<R>(dir) {
+            Ok(materials) => materials,
+            Err(e) => return (tables, vec![e]),
+        };
+        let family = family(R::VARIANT).unwrap_or("none");
+        let mut errors = Vec::new();
+        for (id, material) in materials.into_iter().enumerate() {
+            let path = slice_path(dir, family, material);
+            let indexer = Indexer::new::<R>(material);
+            match BlockFile::open(&path, R::VARIANT, material, indexer.size()) {
+                Ok(file) => {
+                    let file_size = file.file_size() as usize;
+                    tables.insert(Arc::new(Slice {
+                        indexer,
+                        codes: Codes::Blocks {
+                            file,
+                            id: id as u64,
+                            failed: std::sync::OnceLock::new(),
+                        },
+                        file_size,
+                        captures_stored: false,
+                    }));
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        (tables, errors)
+    }
+
+    /// The files of tables opened on demand that failed to give a block (I/O, checksum,
+    /// structure), each with its first failure: lookups there answered "not covered".
+    pub fn failures(&self) -> Vec<FileError> {
+        self.slices()
+            .filter_map(|slice| match &slice.codes {
+                Codes::Blocks { file, failed, .. } => failed.get().map(|reason| FileError {
+                    path: file.path().to_path_buf(),
+                    reason: reason.clone(),
+                }),
+                Codes::Memory(_) => None,
+            })
+            .collect()
+    }
+
+    /// The block cache of tables opened on demand: lookups answered from memory and
+    /// lookups that read a block, and the blocks it can hold.
+    pub fn cache_counts(&self) -> Option<(u64, u64, usize)> {
+        self.cache.as_ref().map(|cache| {
+            let (hits, misses) = cache.counts();
+            (hits, misses, cache.capacity())
+        })
+    }
+
+    /// The code at `index` of a slice.
+    #[inline]
+    fn code_at(&self, slice: &Slice, index: u64) -> Option<u8> {
+        match &slice.codes {
+            Codes::Memory(values) => Some(values[index as usize].load(Ordering::Relaxed)),
+            Codes::Blocks { file, id, failed } => {
+                let cache = self.cache.as_ref()?;
+                let block_size = file.block_size() as u64;
+                let block = index / block_size;
+                let key = (*id << 32) | block;
+                let lookup = cache.get(key, (index % block_size) as usize, |raw, out| {
+                    file.read_block(block as usize, raw, out)
+                });
+                match lookup {
+                    Lookup::Value(code) => Some(code),
+                    Lookup::Failed(reason) => {
+                        if failed.set(reason).is_ok() {
+                            log::warn!(
+                                "endgame table {}: {}; its positions are searched instead",
+                                file.path().display(),
+                                failed.get().map_or("", String::as_str)
+                            );
+                        }
+                        None
+                    }
+                }
+            }
+        }
     }
 
     /// The code of a position (any side to move); `Some(1)` (loss in 0) when the side to
@@ -178,7 +310,7 @@ impl Tables {
             return self.value_from_successors(position)?.code();
         }
         let index = slice.indexer.index(&placement);
-        Some(slice.values[index as usize].load(Ordering::Relaxed))
+        self.code_at(slice, index)
     }
 
     /// The value of a position for the side to move, or `None` when not covered (its slice

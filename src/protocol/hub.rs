@@ -408,6 +408,7 @@ impl Hub {
             "evalfile" | "eval-file" => "EvalFile",
             // Endgame tables (docs/egtb.md); like EvalFile, accepted but not listed.
             "egtb-path" | "egtbpath" | "egtb" => "EGTBPath",
+            "egtb-cache" | "egtbcache" => "EGTBCache",
             _ => return Step::Refused(format!("unknown parameter '{name}'")),
         };
         match engine.check_option(option, value) {

@@ -22,6 +22,16 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Points a child process's default endgame-table directory (`$XDG_DATA_HOME/damka/egtb`,
+/// which the engine reads at start) at a folder under `target/` that holds no tables, so
+/// that tables a developer generated into the real default directory change no test.
+pub fn without_default_tables(command: &mut Command) -> &mut Command {
+    command.env(
+        "XDG_DATA_HOME",
+        repo_root().join("target").join("no-default-tables"),
+    )
+}
+
 /// A fresh path `target/<folder>/<name>` for a file a test writes: the folder is made and an
 /// old file of that name removed; the file is kept after the test for inspection.
 pub fn scratch(folder: &str, name: &str) -> PathBuf {

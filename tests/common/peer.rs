@@ -20,6 +20,7 @@ pub fn damka_command(args: &[&str]) -> Command {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    super::without_default_tables(&mut command);
     command
 }
 

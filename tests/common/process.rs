@@ -26,6 +26,7 @@ pub fn run_damka(args: &[&str], input: &[u8], limit: Duration) -> Run {
         .args(args)
         .env_remove("RUST_LOG")
         .env("NO_COLOR", "1");
+    super::without_default_tables(&mut command);
     let (run, finished) = run_limited(&mut command, input, limit);
     assert!(
         finished,

@@ -93,6 +93,9 @@ pub struct DxpArgs {
     /// A directory of endgame tables (as the UCI option EGTBPath, docs/egtb.md).
     #[arg(long)]
     pub egtb_path: Option<String>,
+    /// MB of endgame-table blocks kept in memory (as the UCI option EGTBCache; 0: no tables).
+    #[arg(long)]
+    pub egtb_cache: Option<u64>,
     /// Our name in game requests and acceptances (at most 32 characters are sent).
     #[arg(long, default_value = "damka")]
     pub name: String,
@@ -119,6 +122,7 @@ fn run_checked(args: DxpArgs) -> Result<i32, String> {
         ("Hash", args.hash.map(|v| v.to_string())),
         ("Threads", args.threads.map(|v| v.to_string())),
         ("EvalFile", args.eval_file.clone()),
+        ("EGTBCache", args.egtb_cache.map(|v| v.to_string())),
         ("EGTBPath", args.egtb_path.clone()),
     ];
     for (name, value) in settings {
@@ -198,6 +202,7 @@ fn flag_of(option: &str) -> &'static str {
         "Hash" => "hash",
         "Threads" => "threads",
         "EvalFile" => "eval-file",
+        "EGTBCache" => "egtb-cache",
         _ => "egtb-path",
     }
 }

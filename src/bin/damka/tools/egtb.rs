@@ -1,4 +1,4 @@
-//! The `damka egtb` commands: gen, verify, probe, convert, speed and count.
+//! The `damka egtb` commands: gen, verify, probe, convert, speed, count, status and upgrade.
 
 use clap::Subcommand;
 use damka::egtb::convert::convert_wins;
@@ -24,9 +24,10 @@ pub enum EgtbCommand {
         /// The most pieces of a slice.
         #[arg(long)]
         pieces: usize,
-        /// The table directory (files go to DIR/VARIANT/).
-        #[arg(long, default_value = "egtb")]
-        dir: PathBuf,
+        /// The table directory (files go to DIR/VARIANT/; default: the default table
+        /// directory, ~/.local/share/damka/egtb, which the engine reads at start).
+        #[arg(long)]
+        dir: Option<PathBuf>,
         /// Threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
@@ -38,9 +39,9 @@ pub enum EgtbCommand {
         /// The rule set.
         #[arg(long, short, default_value = "english")]
         variant: Variant,
-        /// The table directory.
-        #[arg(long, default_value = "egtb")]
-        dir: PathBuf,
+        /// The table directory (default: the default table directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
         /// Threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
@@ -53,9 +54,9 @@ pub enum EgtbCommand {
         /// The rule set.
         #[arg(long, short, default_value = "english")]
         variant: Variant,
-        /// The table directory.
-        #[arg(long, default_value = "egtb")]
-        dir: PathBuf,
+        /// The table directory (default: the default table directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
         /// Also list every legal move with its value.
         #[arg(long)]
         moves: bool,
@@ -71,9 +72,9 @@ pub enum EgtbCommand {
         /// The rule set.
         #[arg(long, short, default_value = "english")]
         variant: Variant,
-        /// The table directory.
-        #[arg(long, default_value = "egtb")]
-        dir: PathBuf,
+        /// The table directory (default: the default table directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
         /// Sample positions of the slices with exactly this many pieces.
         #[arg(long)]
         pieces: usize,
@@ -84,17 +85,22 @@ pub enum EgtbCommand {
         #[arg(long, default_value_t = 4)]
         depth: u32,
     },
-    /// Time table probes of positions without a capture pending, as the search makes them
-    /// (tables already in memory), and print nanoseconds per probe.
+    /// Time table probes of positions without a capture pending, as the search makes them,
+    /// and print nanoseconds per probe: tables loaded whole into memory, or with --cache
+    /// read from their files on demand as the engine does (first round: blocks read;
+    /// later rounds: from the cache, when it holds them all).
     ///
-    /// Example: damka egtb speed --variant english --dir egtb
+    /// Example: damka egtb speed --variant english --cache 1024
     Speed {
         /// The rule set.
         #[arg(long, short, default_value = "english")]
         variant: Variant,
-        /// The table directory.
-        #[arg(long, default_value = "egtb")]
-        dir: PathBuf,
+        /// The table directory (default: the default table directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Probe from the files through a block cache of this many MB (as EGTBCache).
+        #[arg(long)]
+        cache: Option<usize>,
     },
     /// Print the number of positions (piece placements) with exactly N pieces, for N up to
     /// the given count, by summing the slices' index sizes (both sides' pieces may be absent).
@@ -108,6 +114,41 @@ pub enum EgtbCommand {
         #[arg(long)]
         pieces: usize,
     },
+    /// List the tables in a directory: per variant and piece count, the slices present (of
+    /// all there are), their positions and bytes on disk, and files the engine would refuse.
+    ///
+    /// Example: damka egtb status
+    Status {
+        /// The table directory (default: the default table directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Rewrite a variant's version-1 table files in the current format (version 2, with a
+    /// checksum per block, which the engine checks when it reads a block); each file is
+    /// checked whole first and replaced atomically. Files already current are left alone.
+    ///
+    /// Example: damka egtb upgrade --variant english
+    Upgrade {
+        /// The rule set.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
+        /// The table directory (default: the default table directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+}
+
+/// The directory a command works on: the one given, else the default table directory.
+fn table_dir(dir: Option<PathBuf>, command: &str) -> Result<PathBuf, i32> {
+    match dir.or_else(damka::egtb::default_dir) {
+        Some(dir) => Ok(dir),
+        None => {
+            eprintln!(
+                "damka egtb {command}: no --dir given and no default table directory (neither XDG_DATA_HOME nor HOME is set)"
+            );
+            Err(2)
+        }
+    }
 }
 
 fn threads_or_all(threads: Option<usize>) -> usize {
@@ -120,35 +161,67 @@ fn threads_or_all(threads: Option<usize>) -> usize {
 
 /// Runs one `damka egtb` command; returns the exit code.
 pub fn run(command: EgtbCommand) -> i32 {
+    let dir_of = |dir: Option<PathBuf>, name: &str| table_dir(dir, name);
     match command {
         EgtbCommand::Gen {
             variant,
             pieces,
             dir,
             threads,
-        } => with_variant!(variant, R => run_gen::<R>(&dir, pieces, threads_or_all(threads))),
+        } => match dir_of(dir, "gen") {
+            Ok(dir) => {
+                with_variant!(variant, R => run_gen::<R>(&dir, pieces, threads_or_all(threads)))
+            }
+            Err(code) => code,
+        },
         EgtbCommand::Verify {
             variant,
             dir,
             threads,
-        } => with_variant!(variant, R => run_verify::<R>(&dir, threads_or_all(threads))),
+        } => match dir_of(dir, "verify") {
+            Ok(dir) => with_variant!(variant, R => run_verify::<R>(&dir, threads_or_all(threads))),
+            Err(code) => code,
+        },
         EgtbCommand::Probe {
             variant,
             dir,
             moves,
             fen,
-        } => with_variant!(variant, R => run_probe::<R>(&dir, &fen, moves)),
+        } => match dir_of(dir, "probe") {
+            Ok(dir) => with_variant!(variant, R => run_probe::<R>(&dir, &fen, moves)),
+            Err(code) => code,
+        },
         EgtbCommand::Convert {
             variant,
             dir,
             pieces,
             samples,
             depth,
-        } => with_variant!(variant, R => run_convert::<R>(&dir, pieces, samples, depth)),
-        EgtbCommand::Speed { variant, dir } => with_variant!(variant, R => run_speed::<R>(&dir)),
+        } => match dir_of(dir, "convert") {
+            Ok(dir) => {
+                with_variant!(variant, R => run_convert::<R>(&dir, pieces, samples, depth))
+            }
+            Err(code) => code,
+        },
+        EgtbCommand::Speed {
+            variant,
+            dir,
+            cache,
+        } => match dir_of(dir, "speed") {
+            Ok(dir) => with_variant!(variant, R => run_speed::<R>(&dir, cache)),
+            Err(code) => code,
+        },
         EgtbCommand::Count { variant, pieces } => {
             with_variant!(variant, R => run_count::<R>(pieces))
         }
+        EgtbCommand::Status { dir } => match dir_of(dir, "status") {
+            Ok(dir) => run_status(&dir),
+            Err(code) => code,
+        },
+        EgtbCommand::Upgrade { variant, dir } => match dir_of(dir, "upgrade") {
+            Ok(dir) => with_variant!(variant, R => run_upgrade::<R>(&dir)),
+            Err(code) => code,
+        },
     }
 }
 
@@ -255,35 +328,20 @@ fn run_probe<R: Rules>(dir: &Path, fen: &str, moves: bool) -> i32 {
         }
     };
     let material = damka::egtb::Placement::of(&position).material();
-    let family = family(R::VARIANT).unwrap_or("none");
-    // Only the slice asked for (and, for --moves, its successors') is loaded.
-    let mut tables = Tables::new(R::VARIANT);
-    let mut wanted = vec![material];
-    if moves {
-        for mv in position.legal_moves().iter() {
-            wanted.push(damka::egtb::Placement::of(&position.play(mv)).material());
-        }
+    // Only headers are read; the blocks a lookup needs are read from the files.
+    let (tables, errors) = Tables::open_on_demand::<R>(dir, 16 << 20);
+    if let Some(error) = errors.first() {
+        eprintln!("damka egtb probe: {error}");
+        return 2;
     }
-    for m in wanted {
-        if m.white_men + m.white_kings == 0 || m.black_men + m.black_kings == 0 {
-            continue;
-        }
-        if tables.slice(m).is_some() {
-            continue;
-        }
-        let path = damka::egtb::file::slice_path(dir, family, m);
-        if !path.exists() {
-            continue;
-        }
-        match Tables::load_slice::<R>(dir, m) {
-            Ok(slice) => tables.insert(std::sync::Arc::new(slice)),
-            Err(error) => {
-                eprintln!("damka egtb probe: {error}");
-                return 2;
-            }
-        }
+    let value = tables.probe(&position);
+    let ranked = moves.then(|| tables.rank_moves(&position)).flatten();
+    // A block that could not be read is a damaged file, not a position the tables lack.
+    if let Some(error) = tables.failures().first() {
+        eprintln!("damka egtb probe: {error}");
+        return 2;
     }
-    let Some(value) = tables.probe(&position) else {
+    let Some(value) = value else {
         eprintln!(
             "damka egtb probe: not covered: no {} table for slice {material} under {}",
             R::VARIANT.name(),
@@ -293,7 +351,7 @@ fn run_probe<R: Rules>(dir: &Path, fen: &str, moves: bool) -> i32 {
     };
     println!("{}", value.wdl());
     println!("{value}");
-    if moves && let Some(ranked) = tables.rank_moves(&position) {
+    if let Some(ranked) = ranked {
         let legal = position.legal_moves();
         for (mv, value) in ranked {
             println!(
@@ -334,9 +392,12 @@ fn run_convert<R: Rules>(dir: &Path, pieces: usize, samples: u64, depth: u32) ->
     i32::from(result.converted != result.played || result.played == 0)
 }
 
-fn run_speed<R: Rules>(dir: &Path) -> i32 {
+fn run_speed<R: Rules>(dir: &Path, cache_mb: Option<usize>) -> i32 {
     let started = std::time::Instant::now();
-    let (tables, errors) = Tables::open::<R>(dir);
+    let (tables, errors) = match cache_mb {
+        None => Tables::open::<R>(dir),
+        Some(mb) => Tables::open_on_demand::<R>(dir, mb << 20),
+    };
     if !errors.is_empty() || tables.is_empty() {
         for error in &errors {
             eprintln!("damka egtb speed: {error}");
@@ -363,19 +424,138 @@ fn run_speed<R: Rules>(dir: &Path) -> i32 {
         offset += slice.indexer.size();
     }
     let rounds = 20;
-    let timer = std::time::Instant::now();
     let mut checksum = 0u64;
+    let mut round_nanos = Vec::with_capacity(rounds);
     for _ in 0..rounds {
+        let timer = std::time::Instant::now();
         for position in &positions {
             checksum += u64::from(tables.code(position).unwrap_or(0));
         }
+        round_nanos.push(timer.elapsed().as_nanos() as f64 / positions.len().max(1) as f64);
     }
-    let probes = positions.len() as u64 * rounds;
-    let nanos = timer.elapsed().as_nanos() as f64 / probes as f64;
+    let later = &round_nanos[1..];
+    let steady = later.iter().sum::<f64>() / later.len() as f64;
+    let how = match cache_mb {
+        None => "loaded whole".to_string(),
+        Some(mb) => format!("opened on demand ({mb} MB cache)"),
+    };
     println!(
-        "{} slices loaded in {load:.2} s; {probes} probes of {} positions: {nanos:.0} ns per probe (checksum {checksum})",
+        "{} slices {how} in {load:.2} s; {} positions, {rounds} rounds: first round {:.0} ns per probe, later rounds {steady:.0} ns per probe (checksum {checksum})",
         tables.len(),
-        positions.len()
+        positions.len(),
+        round_nanos[0]
     );
+    if let Some((hits, misses, capacity)) = tables.cache_counts() {
+        println!("block cache: {hits} hits, {misses} blocks read, {capacity} blocks held at most");
+    }
     0
+}
+
+fn run_status(dir: &Path) -> i32 {
+    println!("{}", dir.display());
+    if !dir.is_dir() {
+        println!("no table directory (damka egtb gen --variant V --pieces N writes one)");
+        return 0;
+    }
+    let mut any = false;
+    for variant in Variant::ALL {
+        if family(variant).is_none() || !dir.join(variant.name()).is_dir() {
+            continue;
+        }
+        any = true;
+        with_variant!(variant, R => print_status::<R>(dir));
+    }
+    if !any {
+        println!("no tables");
+    }
+    0
+}
+
+/// One variant's lines of `damka egtb status`.
+fn print_status<R: Rules>(dir: &Path) {
+    use damka::egtb::Material;
+    use damka::egtb::file::BlockFile;
+    let present = Tables::materials_in::<R>(dir).unwrap_or_default();
+    let family = family(R::VARIANT).unwrap_or("none");
+    let most = present.iter().map(Material::total).max().unwrap_or(0);
+    println!("{}:", R::VARIANT.name());
+    let mut refused = Vec::new();
+    let mut old = 0;
+    for pieces in 2..=most {
+        let all: Vec<Material> = Material::all::<R>(pieces)
+            .into_iter()
+            .filter(|m| m.total() == pieces)
+            .collect();
+        let (mut slices, mut positions, mut bytes) = (0, 0u64, 0u64);
+        for m in all.iter().filter(|m| present.contains(m)) {
+            let indexer = damka::egtb::Indexer::new::<R>(*m);
+            let path = damka::egtb::file::slice_path(dir, family, *m);
+            match BlockFile::open(&path, R::VARIANT, *m, indexer.size()) {
+                Ok(file) => {
+                    slices += 1;
+                    positions += indexer.size();
+                    bytes += file.file_size();
+                    old += usize::from(file.version() < damka::egtb::file::VERSION);
+                }
+                Err(error) => refused.push(error.to_string()),
+            }
+        }
+        let complete = if slices == all.len() {
+            "complete".to_string()
+        } else {
+            format!("incomplete, {} missing", all.len() - slices)
+        };
+        println!(
+            "  {pieces} pieces: {slices} of {} slices ({complete}), {positions} positions, {bytes} bytes",
+            all.len()
+        );
+    }
+    if old > 0 {
+        println!(
+            "  {old} files in format version 1 (no block checksums): damka egtb upgrade --variant {} rewrites them",
+            R::VARIANT.name()
+        );
+    }
+    for reason in refused {
+        println!("  refused: {reason}");
+    }
+}
+
+fn run_upgrade<R: Rules>(dir: &Path) -> i32 {
+    use damka::egtb::file::{SliceFile, VERSION, encode, slice_path, write_atomically};
+    let materials = match Tables::materials_in::<R>(dir) {
+        Ok(materials) => materials,
+        Err(error) => {
+            eprintln!("damka egtb upgrade: {error}");
+            return 2;
+        }
+    };
+    let family = family(R::VARIANT).unwrap_or("none");
+    let (mut rewritten, mut current, mut failed) = (0, 0, 0);
+    for m in materials {
+        let path = slice_path(dir, family, m);
+        let size = damka::egtb::Indexer::new::<R>(m).size();
+        let result = SliceFile::open(&path, R::VARIANT, m, size).and_then(|file| {
+            if file.version() == VERSION {
+                return Ok(false);
+            }
+            let values = file.decode_all(&path)?;
+            write_atomically(&path, &encode(R::VARIANT, m, &values))
+                .map(|()| true)
+                .map_err(|e| damka::egtb::file::FileError {
+                    path: path.clone(),
+                    reason: e.to_string(),
+                })
+        });
+        match result {
+            Ok(true) => rewritten += 1,
+            Ok(false) => current += 1,
+            Err(error) => {
+                eprintln!("damka egtb upgrade: {error}");
+                failed += 1;
+            }
+        }
+    }
+    println!("rewrote {rewritten} files, {current} already current, {failed} refused");
+    i32::from(failed > 0)
 }

@@ -260,7 +260,9 @@ impl Output {
 pub fn run_gen(config: &GenConfig) -> i32 {
     let tables = match &config.egtb {
         None => None,
-        Some(dir) => match damka::engine::load_tables(&dir.to_string_lossy(), config.variant) {
+        // Self-play probes far more widely than one game's search: a large block cache.
+        Some(dir) => match damka::engine::load_tables(&dir.to_string_lossy(), config.variant, 1024)
+        {
             Ok(loaded) => Some(loaded.tables),
             Err(error) => {
                 eprintln!("damka tune gen: --egtb {}: {error}", dir.display());
