@@ -82,13 +82,12 @@ impl BlockCache {
     }
 
     /// The value at `offset` of the block with `key`, read by `fill` (which decodes the
-    /// block into its second argument, using the first as scratch) when the block is not
-    /// held. A block shorter than the cache's block size (a slice's last) is padded.
+    /// block into its argument) when the block is not held. A block shorter than the cache's block size (a slice's last) is padded.
     pub fn get(
         &self,
         key: u64,
         offset: usize,
-        fill: impl FnOnce(&mut Vec<u8>, &mut Vec<u8>) -> Result<(), String>,
+        fill: impl FnOnce(&mut Vec<u8>) -> Result<(), String>,
     ) -> Lookup {
         if offset >= self.block_size {
             return Lookup::Failed(format!("offset {offset} past the block's end"));
@@ -112,8 +111,8 @@ impl BlockCache {
                 self.misses.fetch_add(1, Ordering::Relaxed);
                 let way = usize::from(set.recency[WAYS - 1]);
                 set.keys[way] = EMPTY;
-                let (mut raw, mut values) = (Vec::new(), Vec::new());
-                if let Err(reason) = fill(&mut raw, &mut values) {
+                let mut values = Vec::new();
+                if let Err(reason) = fill(&mut values) {
                     return Lookup::Failed(reason);
                 }
                 if values.len() > self.block_size {
@@ -161,7 +160,7 @@ mod tests {
         let mut reads = 0;
         for round in 0..3 {
             for key in 0..8u64 {
-                let value = cache.get(key, 5, |_, out| {
+                let value = cache.get(key, 5, |out| {
                     reads += 1;
                     *out = block_of(key);
                     Ok(())
@@ -181,7 +180,7 @@ mod tests {
         let cache = BlockCache::new(1, 16);
         assert_eq!(cache.capacity(), WAYS);
         let fill = |key: u64| {
-            move |_: &mut Vec<u8>, out: &mut Vec<u8>| {
+            move |out: &mut Vec<u8>| {
                 *out = block_of(key);
                 Ok(())
             }
@@ -191,14 +190,14 @@ mod tests {
         }
         // Touch every block but 1, then bring in a new one: 1 must be the one to go.
         for key in (0..WAYS as u64).filter(|&k| k != 1) {
-            cache.get(key, 0, |_, _| panic!("block {key} is held"));
+            cache.get(key, 0, |_| panic!("block {key} is held"));
         }
         cache.get(100, 0, fill(100));
         for key in (0..WAYS as u64).filter(|&k| k != 1) {
-            cache.get(key, 0, |_, _| panic!("block {key} is still held"));
+            cache.get(key, 0, |_| panic!("block {key} is still held"));
         }
         let mut read_again = false;
-        cache.get(1, 0, |_, out| {
+        cache.get(1, 0, |out| {
             read_again = true;
             *out = block_of(1);
             Ok(())
@@ -210,10 +209,10 @@ mod tests {
     fn a_failed_read_is_reported_and_not_kept() {
         let cache = BlockCache::new(1, 16);
         assert_eq!(
-            cache.get(7, 0, |_, _| Err("disk on fire".into())),
+            cache.get(7, 0, |_| Err("disk on fire".into())),
             Lookup::Failed("disk on fire".into())
         );
-        let value = cache.get(7, 3, |_, out| {
+        let value = cache.get(7, 3, |out| {
             *out = block_of(7);
             Ok(())
         });

@@ -62,19 +62,15 @@ impl Slice {
         }
     }
 
-    /// The values of a slice held in memory (the generator's and verifier's slices, which
-    /// they load whole); `None` for a slice read from its file on demand.
-    pub fn in_memory(&self) -> Option<&[AtomicU8]> {
-        match &self.codes {
-            Codes::Memory(values) => Some(values),
-            Codes::Blocks { .. } => None,
-        }
-    }
-
-    /// [`Slice::in_memory`] for code that only ever builds slices in memory (generation).
+    /// The values of a slice held in memory: the generator's and verifier's slices, which
+    /// they build or load whole (never those read from their files on demand).
     pub fn memory(&self) -> &[AtomicU8] {
-        self.in_memory()
-            .expect("generation and verification hold their slices in memory")
+        match &self.codes {
+            Codes::Memory(values) => values,
+            Codes::Blocks { .. } => {
+                panic!("generation and verification hold their slices in memory")
+            }
+        }
     }
 
     /// The codes of a slice in memory as plain bytes.
@@ -276,8 +272,8 @@ impl Tables {
                 let block_size = file.block_size() as u64;
                 let block = index / block_size;
                 let key = (*id << 32) | block;
-                let lookup = cache.get(key, (index % block_size) as usize, |raw, out| {
-                    file.read_block(block as usize, raw, out)
+                let lookup = cache.get(key, (index % block_size) as usize, |out| {
+                    file.read_block(block as usize, &mut Vec::new(), out)
                 });
                 match lookup {
                     Lookup::Value(code) => Some(code),

@@ -161,14 +161,13 @@ fn threads_or_all(threads: Option<usize>) -> usize {
 
 /// Runs one `damka egtb` command; returns the exit code.
 pub fn run(command: EgtbCommand) -> i32 {
-    let dir_of = |dir: Option<PathBuf>, name: &str| table_dir(dir, name);
     match command {
         EgtbCommand::Gen {
             variant,
             pieces,
             dir,
             threads,
-        } => match dir_of(dir, "gen") {
+        } => match table_dir(dir, "gen") {
             Ok(dir) => {
                 with_variant!(variant, R => run_gen::<R>(&dir, pieces, threads_or_all(threads)))
             }
@@ -178,7 +177,7 @@ pub fn run(command: EgtbCommand) -> i32 {
             variant,
             dir,
             threads,
-        } => match dir_of(dir, "verify") {
+        } => match table_dir(dir, "verify") {
             Ok(dir) => with_variant!(variant, R => run_verify::<R>(&dir, threads_or_all(threads))),
             Err(code) => code,
         },
@@ -187,7 +186,7 @@ pub fn run(command: EgtbCommand) -> i32 {
             dir,
             moves,
             fen,
-        } => match dir_of(dir, "probe") {
+        } => match table_dir(dir, "probe") {
             Ok(dir) => with_variant!(variant, R => run_probe::<R>(&dir, &fen, moves)),
             Err(code) => code,
         },
@@ -197,7 +196,7 @@ pub fn run(command: EgtbCommand) -> i32 {
             pieces,
             samples,
             depth,
-        } => match dir_of(dir, "convert") {
+        } => match table_dir(dir, "convert") {
             Ok(dir) => {
                 with_variant!(variant, R => run_convert::<R>(&dir, pieces, samples, depth))
             }
@@ -207,18 +206,18 @@ pub fn run(command: EgtbCommand) -> i32 {
             variant,
             dir,
             cache,
-        } => match dir_of(dir, "speed") {
+        } => match table_dir(dir, "speed") {
             Ok(dir) => with_variant!(variant, R => run_speed::<R>(&dir, cache)),
             Err(code) => code,
         },
         EgtbCommand::Count { variant, pieces } => {
             with_variant!(variant, R => run_count::<R>(pieces))
         }
-        EgtbCommand::Status { dir } => match dir_of(dir, "status") {
+        EgtbCommand::Status { dir } => match table_dir(dir, "status") {
             Ok(dir) => run_status(&dir),
             Err(code) => code,
         },
-        EgtbCommand::Upgrade { variant, dir } => match dir_of(dir, "upgrade") {
+        EgtbCommand::Upgrade { variant, dir } => match table_dir(dir, "upgrade") {
             Ok(dir) => with_variant!(variant, R => run_upgrade::<R>(&dir)),
             Err(code) => code,
         },
