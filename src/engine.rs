@@ -6,6 +6,7 @@
 //! The variant is chosen at run time: a [`Session`] trait object wraps a `Game<R>` and is the
 //! one place where the engine dispatches into the monomorphised rules and search.
 
+use crate::book::{Book, BookMove, Choice, choose};
 use crate::egtb::probe::Tables;
 use crate::eval::{EvalFile, EvalSet};
 use crate::game::Game;
@@ -13,6 +14,7 @@ use crate::notation::diagram::diagram;
 use crate::notation::fen::{parse_fen, write_fen};
 use crate::notation::movetext::{parse_move_in, write_move_in};
 use crate::position::{Move, Position};
+use crate::random::SplitMix;
 use crate::rules::{Color, Rules, Variant};
 use crate::search::score::{WIN, WIN_BOUND};
 use crate::search::time::{Clock, TimeBudget, allocate, movetime_budget};
@@ -91,6 +93,19 @@ pub enum Event {
         best: Option<Move>,
         /// The expected reply (legal after `best`), if known.
         ponder: Option<Move>,
+    },
+    /// The move of a `go` comes from the opening book: sent before its `BestMove`.
+    Book {
+        /// The search this answers.
+        search: u64,
+        /// The move chosen (the `BestMove` that follows plays it).
+        chosen: Move,
+        /// Every move the book offers in the position, best first.
+        offered: Vec<BookMove>,
+        /// The choice rule in force for this move.
+        choice: Choice,
+        /// The game's ply (the choice is random below `choice.random_plies`).
+        ply: usize,
     },
 }
 
@@ -220,6 +235,11 @@ pub const MAX_HASH_MB: i64 = 4096;
 pub const DEFAULT_EGTB_CACHE_MB: usize = 64;
 /// Most `Threads`.
 pub const MAX_THREADS: i64 = 256;
+/// Default `BookPly`: plies from the game's start in which the book plays any move within
+/// `BookMargin` of its best.
+pub const DEFAULT_BOOK_PLY: u32 = 8;
+/// Default `BookMargin`, centi-men.
+pub const DEFAULT_BOOK_MARGIN: i32 = 8;
 
 /// The change a checked option value makes, applied by [`Engine::apply`]: made by the option's
 /// own handler, so a value can only reach the option it was read for.
@@ -296,7 +316,7 @@ impl EngineOption {
 }
 
 /// Every option, in listing order, with its handler.
-static OPTIONS: [EngineOption; 10] = [
+static OPTIONS: [EngineOption; 14] = [
     EngineOption::spin("Hash", 64, (1, MAX_HASH_MB), Engine::set_hash),
     EngineOption::spin("Threads", 1, (1, MAX_THREADS), |engine, threads| {
         engine.options.threads = threads as usize;
@@ -353,6 +373,40 @@ static OPTIONS: [EngineOption; 10] = [
         DEFAULT_EGTB_CACHE_MB as i64,
         (0, MAX_HASH_MB),
         Engine::set_egtb_cache,
+    ),
+    EngineOption {
+        name: "Book",
+        handler: Handler::Check {
+            default: true,
+            apply: |engine, flag| {
+                engine.options.book = flag;
+                Ok(())
+            },
+        },
+    },
+    EngineOption {
+        name: "BookFile",
+        handler: Handler::Path {
+            read: Engine::read_book_file,
+        },
+    },
+    EngineOption::spin(
+        "BookPly",
+        DEFAULT_BOOK_PLY as i64,
+        (0, 1000),
+        |engine, plies| {
+            engine.options.book_ply = plies as u32;
+            Ok(())
+        },
+    ),
+    EngineOption::spin(
+        "BookMargin",
+        DEFAULT_BOOK_MARGIN as i64,
+        (0, 1000),
+        |engine, margin| {
+            engine.options.book_margin = margin as i32;
+            Ok(())
+        },
     ),
 ];
 
@@ -495,6 +549,17 @@ pub struct Options {
     pub egtb_path: String,
     /// `EGTBCache`: MB of decoded table blocks kept in memory (0: tables off).
     pub egtb_cache_mb: usize,
+    /// `Book`: a `go` that plays a game (with a clock or a move time) takes its move from
+    /// the opening book when the book offers one.
+    pub book: bool,
+    /// The book file of `BookFile` (empty: none).
+    pub book_file: String,
+    /// That file's book, checked when it was loaded (used in its own variant only).
+    pub book_data: Option<Arc<Book>>,
+    /// `BookPly`.
+    pub book_ply: u32,
+    /// `BookMargin`, centi-men.
+    pub book_margin: i32,
 }
 
 impl Options {
@@ -516,6 +581,11 @@ impl Default for Options {
             eval_data: None,
             egtb_path: String::new(),
             egtb_cache_mb: DEFAULT_EGTB_CACHE_MB,
+            book: true,
+            book_file: String::new(),
+            book_data: None,
+            book_ply: DEFAULT_BOOK_PLY,
+            book_margin: DEFAULT_BOOK_MARGIN,
         }
     }
 }
@@ -563,6 +633,18 @@ pub struct SearchRequest {
     pub events: Sender<Event>,
     /// Endgame tables of the session's variant, if any.
     pub egtb: Option<Arc<Tables>>,
+    /// The opening book to answer from, when this `go` may use one.
+    pub book: Option<BookRequest>,
+}
+
+/// A `go` that may be answered from an opening book.
+pub struct BookRequest {
+    /// The book.
+    pub book: Arc<Book>,
+    /// How a move is chosen.
+    pub choice: Choice,
+    /// The seed of the random choice.
+    pub seed: u64,
 }
 
 /// A running search.
@@ -598,6 +680,39 @@ struct GameSession<R: Rules> {
 impl<R: Rules> GameSession<R> {
     fn position(&self) -> &Position<R> {
         self.game.position()
+    }
+
+    /// The book's answer to `request`, when it asks for one and the book offers a move
+    /// here: a thread that sends [`Event::Book`] and the `BestMove` at once.
+    fn book_answer(&self, request: &SearchRequest) -> Option<SearchHandle> {
+        let plan = request.book.as_ref()?;
+        let offered = plan.book.moves(self.position());
+        let ply = self.game.ply();
+        let chosen = choose(&offered, ply, plan.choice, &mut SplitMix(plan.seed))?;
+        let (events, id, choice) = (request.events.clone(), request.id, plan.choice);
+        let shared = Arc::new(Shared::new(Arc::clone(&request.tt), false));
+        let thread = std::thread::Builder::new()
+            .name("book".into())
+            .spawn(move || {
+                let _ = events.send(Event::Book {
+                    search: id,
+                    chosen,
+                    offered,
+                    choice,
+                    ply,
+                });
+                let _ = events.send(Event::BestMove {
+                    search: id,
+                    best: Some(chosen),
+                    ponder: None,
+                });
+            })
+            .expect("the system can start a thread");
+        Some(SearchHandle {
+            shared,
+            pondering: false,
+            thread,
+        })
     }
 }
 
@@ -692,6 +807,9 @@ impl<R: Rules> Session for GameSession<R> {
 
     fn start_search(&self, request: SearchRequest) -> Result<SearchHandle, EngineError> {
         let root = *self.position();
+        if let Some(answer) = self.book_answer(&request) {
+            return Ok(answer);
+        }
         let legal = root.legal_moves();
         let mut searchmoves = Vec::new();
         for (index, text) in request.go.searchmoves.iter().enumerate() {
@@ -868,6 +986,8 @@ pub struct Engine {
     egtb: Option<LoadedTables>,
     /// Searches started so far: the number of the next one.
     searches: u64,
+    /// Draws the seeds of the book's random choices.
+    book_rng: SplitMix,
 }
 
 impl Engine {
@@ -883,6 +1003,12 @@ impl Engine {
             search: None,
             egtb: None,
             searches: 0,
+            book_rng: SplitMix(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |elapsed| elapsed.as_nanos() as u64)
+                    ^ u64::from(std::process::id()).rotate_left(32),
+            ),
         };
         // The tables of the default directory, if it holds any: found without an option.
         engine.egtb = engine.tables_for(Variant::default());
@@ -1129,6 +1255,7 @@ impl Engine {
     pub fn go(&mut self, go: Go) -> Result<u64, EngineError> {
         self.finish_search();
         let id = self.searches;
+        let book = self.book_request(&go);
         let handle = self.session.start_search(SearchRequest {
             id,
             go,
@@ -1136,10 +1263,58 @@ impl Engine {
             tt: Arc::clone(&self.tt),
             events: self.events.clone(),
             egtb: self.egtb.as_ref().map(|l| Arc::clone(&l.tables)),
+            book,
         })?;
         self.searches += 1;
         self.search = Some(handle);
         Ok(id)
+    }
+
+    /// The book a `go` may answer from: with `Book` on, a book of the current variant, and a
+    /// `go` that plays a game (a move time or the clock of the side to move; no `infinite`,
+    /// `ponder` or `searchmoves`). A `go depth` or `go nodes` alone is analysis and searches.
+    fn book_request(&mut self, go: &Go) -> Option<BookRequest> {
+        let book = self.options.book_data.as_ref()?;
+        let clock = match self.session.side_to_move() {
+            Color::White => go.wtime_ms,
+            Color::Black => go.btime_ms,
+        };
+        let plays = go.movetime_ms.is_some() || clock.is_some();
+        if !self.options.book
+            || book.variant() != self.variant()
+            || !plays
+            || go.infinite
+            || go.ponder
+            || !go.searchmoves.is_empty()
+        {
+            return None;
+        }
+        Some(BookRequest {
+            book: Arc::clone(book),
+            choice: Choice {
+                random_plies: self.options.book_ply,
+                margin: self.options.book_margin,
+            },
+            seed: self.book_rng.next_u64(),
+        })
+    }
+
+    /// `BookFile`: the book, read and checked (`None`: no book file).
+    fn read_book_file(&self, path: Option<&str>) -> Result<Apply, String> {
+        let loaded = match path {
+            None => None,
+            Some(path) => {
+                let book = Book::read(std::path::Path::new(path))
+                    .map_err(|e| format!("a book file ({e})"))?;
+                Some((path.to_string(), Arc::new(book)))
+            }
+        };
+        Ok(Box::new(move |engine| {
+            let (file, book) = loaded.unzip();
+            engine.options.book_file = file.unwrap_or_default();
+            engine.options.book_data = book;
+            Ok(())
+        }))
     }
 
     /// Asks the search to stop; returns at once. Its `BestMove` follows.

@@ -263,7 +263,7 @@ fn commands_answer_as_checkerboard_expects() {
         reply
     };
     assert!(ok("name").starts_with("damka "));
-    assert_eq!(ok("get book"), "0");
+    assert_eq!(ok("get book"), "3");
     assert_eq!(ok("get movelist B:W1:B"), "movelist 0");
     assert_eq!(ok("get gametype"), "25");
     assert!(ok("about").contains("damka"));

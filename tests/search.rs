@@ -135,7 +135,7 @@ fn wait_best_move(events: &crossbeam_channel::Receiver<Event>, limit: Duration) 
         let left = deadline.saturating_duration_since(Instant::now());
         match events.recv_timeout(left) {
             Ok(Event::BestMove { best, .. }) => return best,
-            Ok(Event::Info(_)) => continue,
+            Ok(Event::Info(_) | Event::Book { .. }) => continue,
             Err(_) => panic!("no bestmove within {limit:?}"),
         }
     }

@@ -248,6 +248,10 @@ fn handshake_lists_every_option_then_uciok() {
         "option name EvalFile type string default <empty>",
         "option name EGTBPath type string default <empty>",
         "option name EGTBCache type spin default 64 min 0 max 4096",
+        "option name Book type check default true",
+        "option name BookFile type string default <empty>",
+        "option name BookPly type spin default 8 min 0 max 1000",
+        "option name BookMargin type spin default 8 min 0 max 1000",
     ];
     assert_eq!(options, expected);
     assert!(damka.sync().is_empty());

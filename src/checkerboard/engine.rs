@@ -111,6 +111,32 @@ fn unknown() -> (bool, String) {
     (false, "?".to_string())
 }
 
+/// CheckerBoard's book levels (Cake's meaning): 0 no book, 1 all kinds of moves, 2 good
+/// moves, 3 best moves only; as `Book` and the `BookMargin` (centi-men) each level sets
+/// (`None`: the margin stays).
+fn book_setting(level: u32) -> Option<(bool, Option<i32>)> {
+    match level {
+        0 => Some((false, None)),
+        1 => Some((true, Some(BOOK_MARGIN_ALL))),
+        2 => Some((true, Some(crate::engine::DEFAULT_BOOK_MARGIN))),
+        3 => Some((true, Some(0))),
+        _ => None,
+    }
+}
+
+/// `BookMargin` of CheckerBoard's book level 1 (all kinds of moves), centi-men.
+const BOOK_MARGIN_ALL: i32 = 25;
+
+/// The CheckerBoard book level of `Book` and `BookMargin`.
+fn book_level(on: bool, margin: i32) -> u32 {
+    match (on, margin) {
+        (false, _) => 0,
+        (true, 0) => 3,
+        (true, m) if m <= crate::engine::DEFAULT_BOOK_MARGIN => 2,
+        _ => 1,
+    }
+}
+
 fn refused(message: impl std::fmt::Display) -> (bool, String) {
     (false, format!("error: {message}"))
 }
@@ -158,12 +184,17 @@ impl CbEngine {
         let options = self.engine.options();
         format!(
             "{}\nA draughts and checkers engine in Rust\n\nGame type {} ({})\nHash {} MB, {} \
-             search thread(s)\nNo opening book\nEndgame tables: {}\n\nSee docs/checkerboard.md",
+             search thread(s)\nOpening book: {}\nEndgame tables: {}\n\nSee docs/checkerboard.md",
             engine_name(),
             self.gametype.number(),
             self.gametype.variant(),
             options.hash_mb,
             options.threads,
+            match (&options.book_data, options.book) {
+                (None, _) => "none (set bookfile FILE)".to_string(),
+                (Some(_), false) => format!("{} (off)", options.book_file),
+                (Some(_), true) => options.book_file.clone(),
+            },
             self.engine
                 .tables_in_use()
                 .unwrap_or("none (set egtbpath DIR)")
@@ -176,8 +207,8 @@ impl CbEngine {
             ("gametype", []) => self.gametype.number().to_string(),
             ("hashsize", []) => options.hash_mb.to_string(),
             ("searchthreads", []) => options.threads.to_string(),
-            // No opening book yet.
-            ("book", []) => "0".to_string(),
+            ("book", []) => book_level(options.book, options.book_margin).to_string(),
+            ("bookfile", []) => options.book_file.clone(),
             ("move_overhead", []) => options.move_overhead_ms.to_string(),
             ("evalfile", []) => options.eval_file.clone(),
             ("egtbpath", []) => options.egtb_path.clone(),
@@ -221,7 +252,24 @@ impl CbEngine {
                     "damka plays game types 21, 22, 24, 25, 26 and 29, not '{value}'"
                 )),
             },
-            "book" => (true, "damka has no opening book: book stays 0".to_string()),
+            "book" => match value.parse::<u32>().ok().and_then(book_setting) {
+                Some((on, margin)) => {
+                    let book = self.engine.set_option("Book", &on.to_string());
+                    let margin =
+                        margin.map(|m| self.engine.set_option("BookMargin", &m.to_string()));
+                    match (book, margin.transpose()) {
+                        (Ok(()), Ok(_)) => (true, format!("book set to {value}")),
+                        (Err(error), _) | (_, Err(error)) => refused(error),
+                    }
+                }
+                None => refused(format!(
+                    "book is 0 (off) to 3 (best moves only), not '{value}'"
+                )),
+            },
+            "bookfile" => match self.engine.set_option("BookFile", &value) {
+                Ok(()) => (true, format!("bookfile set to {value}")),
+                Err(error) => refused(error),
+            },
             // The game type is the variant, kept with the history that goes with it.
             "variant" => refused("set the game type with set gametype N"),
             "gamehist" => {
@@ -643,9 +691,20 @@ mod tests {
         assert_eq!(engine.command("name"), (true, engine_name()));
         assert_eq!(engine.command("get protocolversion"), (true, "2".into()));
         assert_eq!(engine.command("get gametype"), (true, "21".into()));
-        assert_eq!(engine.command("get book"), (true, "0".into()));
+        // Cake's book levels: 2 (good moves) is the default margin.
+        assert_eq!(engine.command("get book"), (true, "2".into()));
         assert!(engine.command("set book 3").0);
+        assert_eq!(engine.command("get book"), (true, "3".into()));
+        assert_eq!(engine.engine.options().book_margin, 0);
+        assert!(engine.command("set book 0").0);
         assert_eq!(engine.command("get book"), (true, "0".into()));
+        assert!(!engine.engine.options().book);
+        assert!(engine.command("set book 1").0);
+        assert_eq!(engine.command("get book"), (true, "1".into()));
+        assert!(!engine.command("set book 4").0);
+        assert_eq!(engine.command("get book"), (true, "1".into()));
+        assert!(!engine.command("set bookfile /no/such/book").0);
+        assert_eq!(engine.command("get bookfile"), (true, "".into()));
         assert!(engine.command("set hashsize 8").0);
         assert_eq!(engine.command("get hashsize"), (true, "8".into()));
         assert!(!engine.command("set hashsize 0").0);

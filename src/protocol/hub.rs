@@ -378,13 +378,26 @@ impl Hub {
             quote(&names.join(" "))
         ));
         let options = engine.options();
-        self.output.line(&format!(
-            "param name=hash value={} type=int min=1 max={MAX_HASH_MB}",
-            options.hash_mb
+        let int_param = |name: &str, value: i64, min: i64, max: i64| {
+            format!("param name={name} value={value} type=int min={min} max={max}")
+        };
+        self.output
+            .line(&int_param("hash", options.hash_mb as i64, 1, MAX_HASH_MB));
+        self.output.line(&int_param(
+            "threads",
+            options.threads as i64,
+            1,
+            MAX_THREADS,
         ));
-        self.output.line(&format!(
-            "param name=threads value={} type=int min=1 max={MAX_THREADS}",
-            options.threads
+        self.output
+            .line(&format!("param name=book value={} type=bool", options.book));
+        self.output
+            .line(&int_param("book-ply", options.book_ply.into(), 0, 1000));
+        self.output.line(&int_param(
+            "book-margin",
+            options.book_margin.into(),
+            0,
+            1000,
         ));
         self.output.last_line("wait");
     }
@@ -409,6 +422,11 @@ impl Hub {
             // Endgame tables (docs/egtb.md); like EvalFile, accepted but not listed.
             "egtb-path" | "egtbpath" | "egtb" => "EGTBPath",
             "egtb-cache" | "egtbcache" => "EGTBCache",
+            // The opening book under Scan's names (docs/book.md).
+            "book" => "Book",
+            "book-ply" => "BookPly",
+            "book-margin" => "BookMargin",
+            "book-file" | "bookfile" => "BookFile",
             _ => return Step::Refused(format!("unknown parameter '{name}'")),
         };
         match engine.check_option(option, value) {
@@ -588,6 +606,8 @@ impl Dialect for Hub {
                     self.pending = Some(line);
                 }
             }
+            // Hub has no line for it: the `done` that follows carries the move.
+            Event::Book { .. } => {}
             Event::BestMove { best, ponder, .. } => {
                 // A later command has already been read: the client sent it without waiting
                 // for this `done` (py-draughts never does), so it does not read these lines

@@ -556,6 +556,21 @@ impl Dialect for Uci {
             Event::Info(info) => self
                 .out
                 .line(&format_info(&info, &session.line_text(&info.pv))),
+            Event::Book {
+                chosen, offered, ..
+            } => {
+                let texts = session.line_text(&[chosen]);
+                let listed: Vec<String> = offered
+                    .iter()
+                    .map(|m| format!("{} {}", session.line_text(&[m.mv]).join(""), m.score))
+                    .collect();
+                self.info_string(&format!(
+                    "book move {} from {} book moves: {}",
+                    texts.join(""),
+                    offered.len(),
+                    listed.join(", ")
+                ));
+            }
             Event::BestMove { best, ponder, .. } => {
                 let line: Vec<Move> = best.into_iter().chain(ponder).collect();
                 let texts = session.line_text(&line);

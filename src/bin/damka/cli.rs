@@ -155,6 +155,12 @@ enum Command {
     /// Example: damka egtb gen --variant english --pieces 4 --dir egtb
     #[command(subcommand)]
     Egtb(crate::tools::egtb::EgtbCommand),
+    /// Opening books (docs/book.md): `build` grows one by drop-out expansion, `probe` lists
+    /// a position's book moves, `stats` summarises a book.
+    ///
+    /// Example: damka book build --variant english --positions 20000 --out english.dbk
+    #[command(subcommand)]
+    Book(crate::tools::book::BookCommand),
 }
 
 /// The steps of `damka tune`.
@@ -262,6 +268,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         }
         Some(Command::Tune(command)) => run_tune(command),
         Some(Command::Egtb(command)) => crate::tools::egtb::run(command),
+        Some(Command::Book(command)) => crate::tools::book::run(command),
         None => damka::protocol::uci::run_stdio(),
     }
 }

@@ -96,6 +96,20 @@ pub struct DxpArgs {
     /// MB of endgame-table blocks kept in memory (as the UCI option EGTBCache; 0: no tables).
     #[arg(long)]
     pub egtb_cache: Option<u64>,
+    /// An opening book file (as the UCI option BookFile, docs/book.md).
+    #[arg(long)]
+    pub book_file: Option<String>,
+    /// Play without the opening book (as the UCI option Book false).
+    #[arg(long)]
+    pub no_book: bool,
+    /// Plies from the game's start in which any book move within the margin may be played
+    /// (as the UCI option BookPly).
+    #[arg(long)]
+    pub book_ply: Option<u32>,
+    /// Centi-men below the best within which book moves are played at random (as the UCI
+    /// option BookMargin).
+    #[arg(long)]
+    pub book_margin: Option<u32>,
     /// Our name in game requests and acceptances (at most 32 characters are sent).
     #[arg(long, default_value = "damka")]
     pub name: String,
@@ -124,6 +138,10 @@ fn run_checked(args: DxpArgs) -> Result<i32, String> {
         ("EvalFile", args.eval_file.clone()),
         ("EGTBCache", args.egtb_cache.map(|v| v.to_string())),
         ("EGTBPath", args.egtb_path.clone()),
+        ("BookFile", args.book_file.clone()),
+        ("Book", args.no_book.then(|| "false".to_string())),
+        ("BookPly", args.book_ply.map(|v| v.to_string())),
+        ("BookMargin", args.book_margin.map(|v| v.to_string())),
     ];
     for (name, value) in settings {
         if let Some(value) = value {
@@ -203,6 +221,10 @@ fn flag_of(option: &str) -> &'static str {
         "Threads" => "threads",
         "EvalFile" => "eval-file",
         "EGTBCache" => "egtb-cache",
+        "BookFile" => "book-file",
+        "Book" => "no-book",
+        "BookPly" => "book-ply",
+        "BookMargin" => "book-margin",
         _ => "egtb-path",
     }
 }

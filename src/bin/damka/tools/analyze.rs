@@ -57,6 +57,10 @@ fn analyze_in<R: Rules>(text: &str, limit: Limit, out: &mut dyn Write) -> Tally 
     engine
         .set_variant(R::VARIANT)
         .expect("a new engine is not searching");
+    // A test position is solved by the search, never looked up in a book.
+    engine
+        .set_option("Book", "false")
+        .expect("Book is an option");
     let mut tally = Tally::default();
     for (index, line) in text.lines().enumerate() {
         let case = match parse_line::<R>(index + 1, line) {

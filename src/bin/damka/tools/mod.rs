@@ -1,6 +1,7 @@
 //! Commands for people rather than GUIs: playing at the terminal, test-position suites and diagrams.
 
 pub mod analyze;
+pub mod book;
 pub mod egtb;
 pub mod limit;
 pub mod matches;

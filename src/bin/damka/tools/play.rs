@@ -41,7 +41,7 @@ pub fn think(engine: &mut Engine, events: &Receiver<Event>, limit: Limit) -> Tho
     while let Ok(event) = events.recv() {
         match event {
             Event::Info(info) if info.multipv == 1 => thought.info = Some(info),
-            Event::Info(_) => {}
+            Event::Info(_) | Event::Book { .. } => {}
             Event::BestMove { best, .. } => {
                 thought.best = best;
                 break;

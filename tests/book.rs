@@ -1,0 +1,250 @@
+//! Opening books end to end: `damka book build` (deterministic, resumable), `probe` and `stats`, and the engine answering from a book over UCI and Hub.
+
+mod common;
+
+use common::peer::Peer;
+use common::process::run_damka_ok;
+use common::scratch;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// Builds a small English book at `path` with `threads`, growing it to `positions`.
+fn build(path: &std::path::Path, positions: usize, threads: usize) -> String {
+    let path = path.to_str().unwrap();
+    let positions = positions.to_string();
+    let threads = threads.to_string();
+    run_damka_ok(
+        "book",
+        &[
+            "build",
+            "--variant",
+            "english",
+            "--depth",
+            "3",
+            "--batch",
+            "4",
+            "--positions",
+            &positions,
+            "--threads",
+            &threads,
+            "--out",
+            path,
+        ],
+        b"",
+        LIMIT,
+    )
+    .stdout
+}
+
+#[test]
+fn a_build_is_the_same_whatever_the_threads_and_when_resumed() {
+    let whole = scratch("book", "whole.dbk");
+    let resumed = scratch("book", "resumed.dbk");
+    let report = build(&whole, 400, 1);
+    assert!(report.contains("positions"), "{report}");
+    build(&resumed, 150, 2);
+    let first = std::fs::read(&resumed).unwrap();
+    build(&resumed, 400, 2);
+    let whole_bytes = std::fs::read(&whole).unwrap();
+    assert!(first.len() < whole_bytes.len());
+    assert_eq!(std::fs::read(&resumed).unwrap(), whole_bytes);
+
+    let stats = run_damka_ok(
+        "book",
+        &["stats", "--book", whole.to_str().unwrap()],
+        b"",
+        LIMIT,
+    )
+    .stdout;
+    assert!(
+        stats.contains("english book, leaves scored at depth 3"),
+        "{stats}"
+    );
+    let probe = run_damka_ok(
+        "book",
+        &["probe", "--book", whole.to_str().unwrap(), "startpos"],
+        b"",
+        LIMIT,
+    )
+    .stdout;
+    // The seven opening moves of checkers, each listed once.
+    for opening in ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"] {
+        let listed = probe
+            .lines()
+            .filter(|l| l.split_whitespace().next() == Some(opening))
+            .count();
+        assert_eq!(listed, 1, "{opening} in\n{probe}");
+    }
+    let wrong = common::process::run_damka(
+        &[
+            "book",
+            "probe",
+            "--variant",
+            "international",
+            "--book",
+            whole.to_str().unwrap(),
+        ],
+        b"",
+        LIMIT,
+    );
+    assert_eq!(wrong.code, Some(1));
+    assert!(
+        wrong.stderr.contains("a book of english"),
+        "{}",
+        wrong.stderr
+    );
+}
+
+/// The `(move, score)` pairs of an `info string book move` line.
+fn offered(line: &str) -> (String, Vec<(String, i32)>) {
+    let rest = line
+        .strip_prefix("info string book move ")
+        .expect("a book line");
+    let (chosen, rest) = rest.split_once(" from ").unwrap();
+    let (_, list) = rest.split_once(": ").unwrap();
+    let moves = list
+        .split(", ")
+        .map(|pair| {
+            let (mv, score) = pair.rsplit_once(' ').unwrap();
+            (mv.to_string(), score.parse().unwrap())
+        })
+        .collect();
+    (chosen.to_string(), moves)
+}
+
+#[test]
+fn the_engine_answers_from_its_book_only_when_it_plays() {
+    let path = scratch("book", "engine.dbk");
+    build(&path, 300, 2);
+    let mut peer = Peer::start(&[]);
+    peer.send("uci");
+    let listing = peer.until(LIMIT, |l| l == "uciok");
+    for option in [
+        "Book type check default true",
+        "BookFile type string",
+        "BookPly type spin",
+        "BookMargin type spin",
+    ] {
+        assert!(
+            listing.iter().any(|(_, l)| l.contains(option)),
+            "{option} not listed"
+        );
+    }
+    peer.send(&format!("setoption name BookFile value {}", path.display()));
+    peer.send("setoption name BookMargin value 5");
+    peer.send("position startpos");
+    peer.send("go movetime 60000");
+    let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
+    let book_line = &lines[0].1;
+    assert!(book_line.starts_with("info string book move"), "{lines:?}");
+    assert_eq!(
+        lines.len(),
+        2,
+        "a book move is answered without a search: {lines:?}"
+    );
+    let (chosen, moves) = offered(book_line);
+    assert_eq!(lines[1].1, format!("bestmove {chosen}"));
+    assert_eq!(moves.len(), 7);
+    let best = moves.iter().map(|m| m.1).max().unwrap();
+    let score = moves.iter().find(|m| m.0 == chosen).unwrap().1;
+    assert!(
+        score >= best - 5,
+        "{chosen} {score} against the best {best}"
+    );
+
+    // Analysis limits search.
+    for go in ["go depth 3", "go nodes 5000"] {
+        peer.send(go);
+        let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
+        assert!(
+            lines.iter().any(|(_, l)| l.starts_with("info depth")),
+            "{go}: {lines:?}"
+        );
+        assert!(
+            !lines.iter().any(|(_, l)| l.contains("book")),
+            "{go}: {lines:?}"
+        );
+    }
+    peer.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    peer.send("stop");
+    let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
+    assert!(!lines.iter().any(|(_, l)| l.contains("book")), "{lines:?}");
+
+    // A damaged file is refused with one line; the book in force stays.
+    let damaged = scratch("book", "damaged.dbk");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    std::fs::write(&damaged, bytes).unwrap();
+    peer.send(&format!(
+        "setoption name BookFile value {}",
+        damaged.display()
+    ));
+    let refusal = peer.line_before(std::time::Instant::now() + LIMIT, "the refusal");
+    assert!(
+        refusal.starts_with("info string error:") && refusal.contains("checksum"),
+        "{refusal}"
+    );
+    peer.send("go wtime 60000 btime 60000");
+    let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
+    assert!(lines[0].1.starts_with("info string book move"), "{lines:?}");
+
+    // Out of the book, or with the book off, the engine searches.
+    peer.send("position startpos moves 9-13 22-18 13-17 21-14");
+    peer.send("go movetime 100");
+    let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
+    assert!(!lines.iter().any(|(_, l)| l.contains("book")), "{lines:?}");
+    peer.send("position startpos");
+    peer.send("setoption name Book value false");
+    peer.send("go movetime 100");
+    let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
+    assert!(
+        lines.iter().any(|(_, l)| l.starts_with("info depth")),
+        "{lines:?}"
+    );
+    assert!(!lines.iter().any(|(_, l)| l.contains("book")), "{lines:?}");
+    peer.send("quit");
+}
+
+#[test]
+fn hub_lists_scans_book_parameters_and_plays_from_the_book() {
+    let path = scratch("book", "hub.dbk");
+    build(&path, 200, 2);
+    let mut peer = Peer::start(&["hub"]);
+    peer.send("hub");
+    let start = peer.until(LIMIT, |l| l == "wait");
+    for param in [
+        "param name=book value=true type=bool",
+        "param name=book-ply",
+        "param name=book-margin",
+    ] {
+        assert!(
+            start.iter().any(|(_, l)| l.starts_with(param)),
+            "{param}: {start:?}"
+        );
+    }
+    peer.send("set-param name=variant value=english");
+    peer.send(&format!(
+        "set-param name=book-file value=\"{}\"",
+        path.display()
+    ));
+    peer.send("set-param name=book-margin value=0");
+    peer.send("init");
+    peer.until(LIMIT, |l| l == "ready");
+    peer.send("pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww");
+    peer.send("level move-time=30");
+    peer.send("go think");
+    let lines = peer.until(LIMIT, |l| l.starts_with("done"));
+    assert_eq!(lines.len(), 1, "answered from the book, no info: {lines:?}");
+    peer.send("set-param name=book value=false");
+    peer.send("level move-time=0.1");
+    peer.send("go think");
+    let lines = peer.until(LIMIT, |l| l.starts_with("done"));
+    assert!(
+        lines.iter().any(|(_, l)| l.starts_with("info")),
+        "{lines:?}"
+    );
+    peer.send("quit");
+}
