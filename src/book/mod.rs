@@ -338,7 +338,7 @@ mod tests {
         for (index, mv) in start.legal_moves().iter().enumerate() {
             entries.push(Entry {
                 key: book_key(&start.play(mv)),
-                value: -5 - 3 * index as i16,
+                value: -5 + 3 * index as i16,
                 flags: 0,
                 subtree: 1,
             });
