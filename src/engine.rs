@@ -102,10 +102,6 @@ pub enum Event {
         chosen: Move,
         /// Every move the book offers in the position, best first.
         offered: Vec<BookMove>,
-        /// The choice rule in force for this move.
-        choice: Choice,
-        /// The game's ply (the choice is random below `choice.random_plies`).
-        ply: usize,
     },
 }
 
@@ -134,6 +130,16 @@ pub struct Go {
     pub ponder: bool,
     /// Restrict the root to these moves (move texts).
     pub searchmoves: Vec<String>,
+}
+
+impl Go {
+    /// The clock and increment of `side`, milliseconds, as given.
+    fn clock_of(&self, side: Color) -> (Option<i64>, Option<i64>) {
+        match side {
+            Color::White => (self.wtime_ms, self.winc_ms),
+            Color::Black => (self.btime_ms, self.binc_ms),
+        }
+    }
 }
 
 /// Why a command was refused. The engine's state is unchanged after any of these.
@@ -313,6 +319,17 @@ impl EngineOption {
         };
         EngineOption { name, handler }
     }
+
+    const fn check(
+        name: &'static str,
+        default: bool,
+        apply: fn(&mut Engine, bool) -> Result<(), EngineError>,
+    ) -> Self {
+        EngineOption {
+            name,
+            handler: Handler::Check { default, apply },
+        }
+    }
 }
 
 /// Every option, in listing order, with its handler.
@@ -326,16 +343,10 @@ static OPTIONS: [EngineOption; 14] = [
         engine.options.multipv = lines as usize;
         Ok(())
     }),
-    EngineOption {
-        name: "Ponder",
-        handler: Handler::Check {
-            default: false,
-            apply: |engine, flag| {
-                engine.options.ponder = flag;
-                Ok(())
-            },
-        },
-    },
+    EngineOption::check("Ponder", false, |engine, flag| {
+        engine.options.ponder = flag;
+        Ok(())
+    }),
     EngineOption::spin("Move Overhead", 30, (0, 5000), |engine, ms| {
         engine.options.move_overhead_ms = ms as u64;
         Ok(())
@@ -374,16 +385,10 @@ static OPTIONS: [EngineOption; 14] = [
         (0, MAX_HASH_MB),
         Engine::set_egtb_cache,
     ),
-    EngineOption {
-        name: "Book",
-        handler: Handler::Check {
-            default: true,
-            apply: |engine, flag| {
-                engine.options.book = flag;
-                Ok(())
-            },
-        },
-    },
+    EngineOption::check("Book", true, |engine, flag| {
+        engine.options.book = flag;
+        Ok(())
+    }),
     EngineOption {
         name: "BookFile",
         handler: Handler::Path {
@@ -689,7 +694,7 @@ impl<R: Rules> GameSession<R> {
         let offered = plan.book.moves(self.position());
         let ply = self.game.ply();
         let chosen = choose(&offered, ply, plan.choice, &mut SplitMix(plan.seed))?;
-        let (events, id, choice) = (request.events.clone(), request.id, plan.choice);
+        let (events, id) = (request.events.clone(), request.id);
         let shared = Arc::new(Shared::new(Arc::clone(&request.tt), false));
         let thread = std::thread::Builder::new()
             .name("book".into())
@@ -698,8 +703,6 @@ impl<R: Rules> GameSession<R> {
                     search: id,
                     chosen,
                     offered,
-                    choice,
-                    ply,
                 });
                 let _ = events.send(Event::BestMove {
                     search: id,
@@ -876,10 +879,7 @@ impl SearchPlan {
     /// the side to move `us`, `ply` plies into the game, or the move time becomes a time
     /// budget (less the move overhead); `searchmoves` are `go`'s root moves, already read.
     fn new(go: &Go, us: Color, ply: usize, options: &Options, searchmoves: Vec<Move>) -> Self {
-        let (time, inc) = match us {
-            Color::White => (go.wtime_ms, go.winc_ms),
-            Color::Black => (go.btime_ms, go.binc_ms),
-        };
+        let (time, inc) = go.clock_of(us);
         let overhead = options.move_overhead_ms;
         let budget: Option<TimeBudget> = if go.infinite {
             None
@@ -1275,10 +1275,7 @@ impl Engine {
     /// `ponder` or `searchmoves`). A `go depth` or `go nodes` alone is analysis and searches.
     fn book_request(&mut self, go: &Go) -> Option<BookRequest> {
         let book = self.options.book_data.as_ref()?;
-        let clock = match self.session.side_to_move() {
-            Color::White => go.wtime_ms,
-            Color::Black => go.btime_ms,
-        };
+        let (clock, _) = go.clock_of(self.session.side_to_move());
         let plays = go.movetime_ms.is_some() || clock.is_some();
         if !self.options.book
             || book.variant() != self.variant()
