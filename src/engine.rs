@@ -6,6 +6,7 @@
 //! The variant is chosen at run time: a [`Session`] trait object wraps a `Game<R>` and is the
 //! one place where the engine dispatches into the monomorphised rules and search.
 
+use crate::book::builtin::builtin_book;
 use crate::book::{Book, BookMove, Choice, choose};
 use crate::egtb::probe::Tables;
 use crate::eval::{EvalFile, EvalSet};
@@ -243,9 +244,9 @@ pub const DEFAULT_EGTB_CACHE_MB: usize = 64;
 pub const MAX_THREADS: i64 = 256;
 /// Default `BookPly`: plies from the game's start in which the book plays any move within
 /// `BookMargin` of its best.
-pub const DEFAULT_BOOK_PLY: u32 = 8;
+pub const DEFAULT_BOOK_PLY: u32 = 6;
 /// Default `BookMargin`, centi-men.
-pub const DEFAULT_BOOK_MARGIN: i32 = 8;
+pub const DEFAULT_BOOK_MARGIN: i32 = 20;
 
 /// The change a checked option value makes, applied by [`Engine::apply`]: made by the option's
 /// own handler, so a value can only reach the option it was read for.
@@ -557,9 +558,10 @@ pub struct Options {
     /// `Book`: a `go` that plays a game (with a clock or a move time) takes its move from
     /// the opening book when the book offers one.
     pub book: bool,
-    /// The book file of `BookFile` (empty: none).
+    /// The book file of `BookFile` (empty: the variant's built-in book).
     pub book_file: String,
-    /// That file's book, checked when it was loaded (used in its own variant only).
+    /// That file's book, checked when it was loaded (used in its own variant only; in
+    /// another, the built-in book of that variant is).
     pub book_data: Option<Arc<Book>>,
     /// `BookPly`.
     pub book_ply: u32,
@@ -1274,26 +1276,29 @@ impl Engine {
     /// `go` that plays a game (a move time or the clock of the side to move; no `infinite`,
     /// `ponder` or `searchmoves`). A `go depth` or `go nodes` alone is analysis and searches.
     fn book_request(&mut self, go: &Go) -> Option<BookRequest> {
-        let book = self.options.book_data.as_ref()?;
         let (clock, _) = go.clock_of(self.session.side_to_move());
         let plays = go.movetime_ms.is_some() || clock.is_some();
-        if !self.options.book
-            || book.variant() != self.variant()
-            || !plays
-            || go.infinite
-            || go.ponder
-            || !go.searchmoves.is_empty()
-        {
+        if !self.options.book || !plays || go.infinite || go.ponder || !go.searchmoves.is_empty() {
             return None;
         }
         Some(BookRequest {
-            book: Arc::clone(book),
+            book: self.book_in_force()?,
             choice: Choice {
                 random_plies: self.options.book_ply,
                 margin: self.options.book_margin,
             },
             seed: self.book_rng.next_u64(),
         })
+    }
+
+    /// The book of the current variant that a `go` answers from (whether `Book` is on or
+    /// not): the `BookFile` book when it is of this variant, else the variant's built-in
+    /// book, if it has one.
+    pub fn book_in_force(&self) -> Option<Arc<Book>> {
+        match &self.options.book_data {
+            Some(book) if book.variant() == self.variant() => Some(Arc::clone(book)),
+            _ => builtin_book(self.variant()),
+        }
     }
 
     /// `BookFile`: the book, read and checked (`None`: no book file).

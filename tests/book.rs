@@ -248,3 +248,71 @@ fn hub_lists_scans_book_parameters_and_plays_from_the_book() {
     );
     peer.send("quit");
 }
+
+/// The `Fen:` and `Legal moves:` lines of the engine's `d` display.
+fn shown_position(peer: &mut Peer) -> (String, Vec<String>) {
+    peer.send("d");
+    let lines = peer.until(LIMIT, |l| l.starts_with("Options: "));
+    let field = |prefix: &str| {
+        lines
+            .iter()
+            .find_map(|(_, l)| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} line: {lines:?}"))
+            .to_string()
+    };
+    let legal = field("Legal moves: ")
+        .split(' ')
+        .map(str::to_string)
+        .collect();
+    (field("Fen: "), legal)
+}
+
+#[test]
+fn the_builtin_books_answer_by_default_and_vary_the_openings() {
+    let mut peer = Peer::start(&[]);
+    for variant in ["english", "international"] {
+        peer.send(&format!("setoption name Variant value {variant}"));
+        peer.send("ucinewgame");
+        peer.send("position startpos");
+        let (_, legal) = shown_position(&mut peer);
+        peer.send("go movetime 60000");
+        let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
+        assert_eq!(lines.len(), 2, "{variant}: {lines:?}");
+        let (chosen, moves) = offered(&lines[0].1);
+        let mut offered_moves: Vec<String> = moves.into_iter().map(|m| m.0).collect();
+        offered_moves.sort();
+        let mut legal = legal;
+        legal.sort();
+        assert_eq!(offered_moves, legal, "{variant}: every move at the start");
+        assert!(legal.contains(&chosen));
+
+        // 100 games against itself: the first 6 plies vary (the measure of
+        // diversity with the default BookMargin).
+        let mut positions = std::collections::BTreeSet::new();
+        for _ in 0..100 {
+            peer.send("ucinewgame");
+            let mut moves: Vec<String> = Vec::new();
+            for _ in 0..6 {
+                peer.send(&format!("position startpos moves {}", moves.join(" ")));
+                peer.send("go movetime 20");
+                let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
+                let best = lines.last().unwrap().1["bestmove ".len()..].to_string();
+                moves.push(best.split(' ').next().unwrap().to_string());
+            }
+            peer.send(&format!("position startpos moves {}", moves.join(" ")));
+            positions.insert(shown_position(&mut peer).0);
+        }
+        assert!(
+            positions.len() >= 30,
+            "{variant}: {} distinct positions after 6 plies in 100 games",
+            positions.len()
+        );
+    }
+    // No built-in book for Russian: the engine searches.
+    peer.send("setoption name Variant value russian");
+    peer.send("position startpos");
+    peer.send("go movetime 50");
+    let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
+    assert!(!lines.iter().any(|(_, l)| l.contains("book")), "{lines:?}");
+    peer.send("quit");
+}

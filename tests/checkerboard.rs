@@ -306,14 +306,19 @@ fn playnow_the_clock_bits_islegal_and_bad_input() {
             format!("{} {}", line[1], line.get(4).cloned().unwrap_or_default()),
         )
     };
-    // maxtime 1000 s, and Play! after 0.3 s: a move soon after.
+    // From the start the book answers at once; Play! after 0.3 s stops a search.
     let lines = run_host(&["21", "0.05", "playnow", "0.3"], "");
+    let (value, ms, text) = result(&lines, "playnow");
+    assert!(text.contains("book move"), "{text}");
+    assert!(value == 3 && ms < 1000, "{ms} ms: {text}");
+    // Without the book: maxtime 1000 s, and Play! after 0.3 s: a move soon after.
+    let lines = run_host(&["21", "0.05", "playnow", "0.3", "set book 0"], "");
     let (value, ms, text) = result(&lines, "playnow");
     assert!(text.starts_with("playnow moved=1"), "{text}");
     assert_eq!(value, 3);
     assert!((250..3000).contains(&ms), "{ms} ms: {text}");
     // A clock of 3 s + 0.1 s in the incremental bits (maxtime says 100 s): well within it.
-    let lines = run_host(&["21", "0.05", "clock", "3", "0.1"], "");
+    let lines = run_host(&["21", "0.05", "clock", "3", "0.1", "set book 0"], "");
     let (_, ms, text) = result(&lines, "clock");
     assert!(text.starts_with("clock moved=1"), "{text}");
     assert!(ms < 2000, "{ms} ms: {text}");

@@ -8,6 +8,7 @@
 //! [`Book::to_bytes`]; [`build`] grows a book by drop-out expansion.
 
 pub mod build;
+pub mod builtin;
 
 use crate::eval::patterns::fnv1a64;
 use crate::notation::fen::write_fen;

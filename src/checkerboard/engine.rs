@@ -18,6 +18,7 @@ use super::{
     PROTOCOL_VERSION, board_fen, board_of_position, cb_color, cb_move, cb_move_text, cb_number,
     color_of, incremental_times, move_list_reply, position_of_board, read_board_fen, with_gametype,
 };
+use crate::book::BookMove;
 use crate::engine::{Engine, Event, Go, Info, Score};
 use crate::game::{Game, Outcome};
 use crate::notation::fen::{parse_fen, write_fen};
@@ -25,6 +26,7 @@ use crate::notation::movetext::write_move;
 use crate::position::{Move, Position};
 use crate::rules::{Color, Rules};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The name `name` answers and `about` starts with.
@@ -125,7 +127,7 @@ fn book_setting(level: u32) -> Option<(bool, Option<i32>)> {
 }
 
 /// `BookMargin` of CheckerBoard's book level 1 (all kinds of moves), centi-men.
-const BOOK_MARGIN_ALL: i32 = 25;
+const BOOK_MARGIN_ALL: i32 = 50;
 
 /// The CheckerBoard book level of `Book` and `BookMargin`.
 fn book_level(on: bool, margin: i32) -> u32 {
@@ -190,15 +192,25 @@ impl CbEngine {
             self.gametype.variant(),
             options.hash_mb,
             options.threads,
-            match (&options.book_data, options.book) {
-                (None, _) => "none (set bookfile FILE)".to_string(),
-                (Some(_), false) => format!("{} (off)", options.book_file),
-                (Some(_), true) => options.book_file.clone(),
-            },
+            self.book_text(),
             self.engine
                 .tables_in_use()
                 .unwrap_or("none (set egtbpath DIR)")
         )
+    }
+
+    /// The book in force for the `about` text: its file, or "built-in", and its size.
+    fn book_text(&self) -> String {
+        let options = self.engine.options();
+        let Some(book) = self.engine.book_in_force() else {
+            return "none for this game type (set bookfile FILE)".to_string();
+        };
+        let source = match &options.book_data {
+            Some(file) if Arc::ptr_eq(file, &book) => options.book_file.as_str(),
+            _ => "built-in",
+        };
+        let off = if options.book { "" } else { ", off" };
+        format!("{source} ({} positions{off})", book.len())
     }
 
     fn get(&mut self, what: &str, args: &[&str]) -> (bool, String) {
@@ -464,6 +476,15 @@ impl CbEngine {
                     score = Some(info.score);
                     status(&with_gametype!(gametype, R => status_line::<R>(record, &info)));
                 }
+                Ok(Event::Book {
+                    search: id,
+                    chosen,
+                    offered,
+                }) if id == search => {
+                    status(
+                        &with_gametype!(gametype, R => book_status_line::<R>(&chosen, &offered)),
+                    );
+                }
                 Ok(Event::BestMove {
                     search: id, best, ..
                 }) if id == search => break best,
@@ -634,6 +655,20 @@ fn status_line<R: Rules>(record: &Record, info: &Info) -> String {
     line
 }
 
+/// The status line of a move from the opening book: the move, its value and the others.
+fn book_status_line<R: Rules>(chosen: &Move, offered: &[BookMove]) -> String {
+    let listed: Vec<String> = offered
+        .iter()
+        .map(|m| format!("{} {:+}", cb_move_text::<R>(&m.mv), m.score))
+        .collect();
+    format!(
+        "book move {} (of {}: {})",
+        cb_move_text::<R>(chosen),
+        offered.len(),
+        listed.join(", ")
+    )
+}
+
 /// The move played on the record's last position.
 struct Played {
     board: Board8x8,
@@ -758,6 +793,18 @@ mod tests {
         let position = position_of_board::<crate::rules::English>(&before, CB_BLACK).unwrap();
         let mv = super::super::move_to_board(&position, &cb).expect("a legal move");
         assert_eq!(answer.cbmove, Some(cb_move(&position, &mv)));
+        assert!(lines.last().unwrap().starts_with("book move "), "{lines:?}");
+        // Without the book, the status line reports the search.
+        assert!(engine.command("set book 0").0);
+        let mut lines = Vec::new();
+        engine
+            .get_move(
+                &mut before.clone(),
+                req(color, 0.05, CB_EXACT_TIME, 0),
+                &never,
+                &mut |l| lines.push(l.to_string()),
+            )
+            .unwrap();
         assert!(lines.last().unwrap().starts_with("depth "), "{lines:?}");
         // A bad board changes nothing.
         let mut bad = before;

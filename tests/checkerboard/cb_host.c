@@ -5,8 +5,10 @@
  *   cb_host LIB GAMETYPE MAXTIME commands CMD...   enginecommand each CMD
  *   cb_host LIB GAMETYPE MAXTIME selfplay PLIES     the engine plays both sides from the start
  *   cb_host LIB GAMETYPE MAXTIME positions          one getmove per FEN on stdin
- *   cb_host LIB GAMETYPE MAXTIME playnow SECONDS    getmove(maxtime 1000), *playnow set after SECONDS
- *   cb_host LIB GAMETYPE MAXTIME clock REMAINING INCREMENT   getmove with the incremental-time bits
+ *   cb_host LIB GAMETYPE MAXTIME playnow SECONDS [CMD...]   getmove(maxtime 1000), *playnow set
+ *                                                   after SECONDS (each CMD sent first)
+ *   cb_host LIB GAMETYPE MAXTIME clock REMAINING INCREMENT [CMD...]   getmove with the
+ *                                                   incremental-time bits (each CMD sent first)
  *   cb_host LIB GAMETYPE MAXTIME bad                getmove/enginecommand/islegal with bad input
  *   cb_host LIB GAMETYPE MAXTIME islegal FROM TO FEN
  *
@@ -439,8 +441,12 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "positions")) {
 		positions();
 	} else if (!strcmp(mode, "playnow") && argc > 5) {
+		for (int i = 6; i < argc; i++)
+			command(argv[i], NULL);
 		playnow_test(atof(argv[5]));
 	} else if (!strcmp(mode, "clock") && argc > 6) {
+		for (int i = 7; i < argc; i++)
+			command(argv[i], NULL);
 		clock_test(atof(argv[5]), atof(argv[6]));
 	} else if (!strcmp(mode, "bad")) {
 		bad_input();

@@ -236,7 +236,7 @@ fn build<R: Rules>(config: BuildConfig, plan: &BuildPlan) -> Result<(), String> 
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{}: {} positions, {} scored by depth-{} searches in {:.0} s ({:.0} a minute, {} threads){}",
+        "{}: {} positions, {} scored by depth-{} searches in {:.0} s ({:.0} a minute, {} thread{}){}",
         plan.out.display(),
         builder.len(),
         builder.searches(),
@@ -244,6 +244,7 @@ fn build<R: Rules>(config: BuildConfig, plan: &BuildPlan) -> Result<(), String> 
         seconds,
         builder.searches() as f64 * 60.0 / seconds.max(1e-3),
         config.threads,
+        if config.threads == 1 { "" } else { "s" },
         if complete {
             "; no leaf left within --max-ply"
         } else {
