@@ -131,6 +131,9 @@ pub struct Go {
     pub ponder: bool,
     /// Restrict the root to these moves (move texts).
     pub searchmoves: Vec<String>,
+    /// Analysis under the limits: the answer always comes from a search, never the book
+    /// (Hub's `go mcts`, which GWDGUI sends for its Monte Carlo analysis).
+    pub analysis: bool,
 }
 
 impl Go {
@@ -1274,11 +1277,18 @@ impl Engine {
 
     /// The book a `go` may answer from: with `Book` on, a book of the current variant, and a
     /// `go` that plays a game (a move time or the clock of the side to move; no `infinite`,
-    /// `ponder` or `searchmoves`). A `go depth` or `go nodes` alone is analysis and searches.
+    /// `ponder`, `analysis` or `searchmoves`). A `go depth` or `go nodes` alone is analysis and
+    /// searches.
     fn book_request(&mut self, go: &Go) -> Option<BookRequest> {
         let (clock, _) = go.clock_of(self.session.side_to_move());
         let plays = go.movetime_ms.is_some() || clock.is_some();
-        if !self.options.book || !plays || go.infinite || go.ponder || !go.searchmoves.is_empty() {
+        if !self.options.book
+            || !plays
+            || go.infinite
+            || go.ponder
+            || go.analysis
+            || !go.searchmoves.is_empty()
+        {
             return None;
         }
         Some(BookRequest {

@@ -316,3 +316,59 @@ fn the_builtin_books_answer_by_default_and_vary_the_openings() {
     assert!(!lines.iter().any(|(_, l)| l.contains("book")), "{lines:?}");
     peer.send("quit");
 }
+
+/// `probe` and `stats` without `--book` read the variant's built-in book: at the start it
+/// offers every legal move (7 in English, 9 in international); a variant without one is an
+/// error that names the variants that have one.
+#[test]
+fn probe_and_stats_read_the_builtin_books() {
+    for (variant, legal) in [("english", 7), ("international", 9)] {
+        let probe = run_damka_ok("book", &["probe", "--variant", variant], b"", LIMIT);
+        let lines: Vec<&str> = probe.stdout.lines().collect();
+        assert!(
+            lines[0].starts_with("value "),
+            "{variant}: {}",
+            probe.stdout
+        );
+        assert!(
+            lines[0].ends_with("expanded"),
+            "{variant}: {}",
+            probe.stdout
+        );
+        assert_eq!(lines.len(), 1 + legal, "{variant}: {}", probe.stdout);
+        let stats = run_damka_ok("book", &["stats", "--variant", variant], b"", LIMIT);
+        assert!(
+            stats
+                .stdout
+                .starts_with(&format!("the built-in {variant} book: {variant} book")),
+            "{}",
+            stats.stdout
+        );
+    }
+    let none = common::process::run_damka(&["book", "probe", "--variant", "russian"], b"", LIMIT);
+    assert_eq!(none.code, Some(1));
+    assert!(
+        none.stderr.contains("no built-in russian book") && none.stderr.contains("--book"),
+        "{}",
+        none.stderr
+    );
+}
+
+/// A reader that goes away (`damka book stats | head -1`) ends the tool quietly with the
+/// status a shell gives a process killed by SIGPIPE, not with a panic message.
+#[test]
+fn a_closed_stdout_ends_a_tool_quietly() {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let output = std::process::Command::new(common::process::DAMKA)
+        .args(["book", "stats", "--variant", "english"])
+        .env_remove("RUST_LOG")
+        .stdin(std::process::Stdio::null())
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("damka runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.is_empty(), "stderr: {stderr}");
+    assert_eq!(output.status.code(), Some(141));
+}

@@ -50,8 +50,13 @@ struct Hub {
 
 impl Hub {
     fn start() -> Hub {
+        Hub::start_with(&["hub"])
+    }
+
+    /// damka started with `args` (none: the protocol is chosen by the first command).
+    fn start_with(args: &[&str]) -> Hub {
         Hub {
-            peer: Peer::start(&["hub"]),
+            peer: Peer::start(args),
         }
     }
 
@@ -239,6 +244,97 @@ fn start_up_params_ping_and_stop() {
     let fen = "W:W31-50:B1-20";
     assert!(legal_hub_moves::<International>(fen).contains(&normalised(&best)));
     hub.silent(Duration::from_millis(300), "one done per go");
+    hub.quit();
+}
+
+/// A value as GWDGUI 1.5 writes it in `set-param` (its `HubQuote`): in quotes when it is
+/// empty or holds a space, `=` or `"`.
+fn gwdgui_quote(value: &str) -> String {
+    if !value.is_empty() && !value.contains([' ', '=', '"']) {
+        return value.to_string();
+    }
+    format!("\"{}\"", value.replace('"', "\\\""))
+}
+
+/// GWDGUI's session, line for line as its source sends it: damka started with no argument (the
+/// GUI's default) and `hub` as the first command; on `wait`, every announced parameter sent
+/// back with `set-param` and its value; `pos` with the 51-character board and the game from
+/// its start, single captures with the captured square; `level move-time=` with three
+/// decimals and `go analyze` (ended by `stop`); `level time=` and `go think` in a game; `go
+/// mcts`, which damka answers with a search (an `info` line first) and a legal move.
+#[test]
+fn a_gwdgui_session_starts_damka_without_an_argument() {
+    let _turn = serial();
+    let mut hub = Hub::start_with(&[]);
+    hub.send("hub");
+    let lines = hub.until("wait", Duration::from_secs(5));
+    assert!(lines[0].starts_with("id name=damka "), "{lines:?}");
+    let params: Vec<&String> = lines.iter().filter(|l| l.starts_with("param ")).collect();
+    assert!(params.len() >= 3, "{lines:?}");
+    for param in params {
+        let name = value(param, "name").expect("a param name");
+        let current = value(param, "value").unwrap_or("");
+        hub.send(&format!(
+            "set-param name={} value={}",
+            gwdgui_quote(name),
+            gwdgui_quote(current)
+        ));
+    }
+    hub.send("init");
+    assert_eq!(
+        hub.line(Duration::from_secs(5)),
+        "ready",
+        "every echoed param accepted"
+    );
+
+    // Analysis of the start position: infinite until the GUI's Stop.
+    hub.send(&format!("pos pos={START_10X10}"));
+    hub.send("level move-time=0.500");
+    hub.send("go analyze");
+    let info = hub.until("info ", Duration::from_secs(5));
+    let info = info.last().unwrap();
+    // GWDGUI reads depth and score as reals and the first move of pv.
+    let depth: f64 = value(info, "depth").unwrap().parse().unwrap();
+    let score: f64 = value(info, "score").unwrap().parse().unwrap();
+    assert!(depth >= 1.0 && score.abs() < 90.0, "{info}");
+    assert!(value(info, "pv").is_some(), "{info}");
+    // The analysis goes on past the move time, until `stop`.
+    std::thread::sleep(Duration::from_millis(800));
+    let stopped = hub.peer.send("stop");
+    let rest = hub
+        .peer
+        .until(Duration::from_secs(2), |line| line.starts_with("done"));
+    let (done_at, done) = rest.last().unwrap();
+    assert!(*done_at >= stopped, "done before stop: {rest:?}");
+    let best = done_move_required(done);
+    assert!(legal_hub_moves::<International>("W:W31-50:B1-20").contains(&normalised(&best)));
+
+    // A game: the moves from the start, each single capture with its captured square.
+    hub.send(&format!(
+        "pos pos={START_10X10} moves=\"32-28 19-23 28x19x23 14x23x19\""
+    ));
+    hub.send("level time=30.000");
+    hub.send("go think");
+    let done = hub.until("done", Duration::from_secs(10));
+    let played = done_move_required(done.last().unwrap());
+    let after = "W:W31,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50\
+                 :B1,2,3,4,5,6,7,8,9,10,11,12,13,15,16,17,18,20,23";
+    assert!(
+        legal_hub_moves::<International>(after).contains(&normalised(&played)),
+        "{played} in {done:?}"
+    );
+
+    // `go mcts` at the start, where the book would answer `go think` at once: a search.
+    hub.send(&format!("pos pos={START_10X10}"));
+    hub.send("level move-time=0.200");
+    hub.send("go mcts");
+    let answer = hub.until("done", Duration::from_secs(5));
+    assert!(
+        answer.len() >= 2 && answer[0].starts_with("info "),
+        "{answer:?}"
+    );
+    let best = done_move_required(answer.last().unwrap());
+    assert!(legal_hub_moves::<International>("W:W31-50:B1-20").contains(&normalised(&best)));
     hub.quit();
 }
 

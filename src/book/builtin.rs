@@ -23,6 +23,15 @@ fn parse(bytes: &[u8], name: &str) -> Arc<Book> {
     }
 }
 
+/// The file of the book built into damka for `variant`, if it has one.
+pub fn builtin_file(variant: Variant) -> Option<&'static [u8]> {
+    match variant {
+        Variant::English => Some(ENGLISH_FILE),
+        Variant::International => Some(INTERNATIONAL_FILE),
+        _ => None,
+    }
+}
+
 /// The book built into damka for `variant`, if it has one. Parsed (and checked) the first
 /// time it is asked for, then shared.
 pub fn builtin_book(variant: Variant) -> Option<Arc<Book>> {

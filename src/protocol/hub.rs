@@ -500,6 +500,12 @@ impl Hub {
                 infinite: true,
                 ..Go::default()
             },
+            // GWDGUI's Monte Carlo analysis: damka has none, so it searches under the level
+            // as `go think` does, never answering from the book (docs/hub.md).
+            "mcts" => Go {
+                analysis: true,
+                ..self.level.clone()
+            },
             _ => self.level.clone(),
         };
         self.search = Some(SearchContext {
@@ -648,11 +654,13 @@ impl Dialect for Hub {
 /// Runs the Hub protocol on stdin and stdout until `quit`, the end of stdin or a closed stdout;
 /// returns the process exit code.
 pub fn run() -> i32 {
-    run_io(
-        std::io::BufReader::new(std::io::stdin()),
-        Box::new(std::io::stdout()),
-        PipeProbe::stdout(),
-    )
+    run_stdout(std::io::BufReader::new(std::io::stdin()))
+}
+
+/// Runs the Hub protocol on `input` (stdin, or what is left of it after the lines already
+/// read, as [`super::run_stdio`] passes it) and stdout.
+pub fn run_stdout(input: impl BufRead + Send + 'static) -> i32 {
+    run_io(input, Box::new(std::io::stdout()), PipeProbe::stdout())
 }
 
 /// Runs the Hub protocol on any input and output, with a probe of the output pipe's unread

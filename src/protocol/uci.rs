@@ -598,11 +598,6 @@ pub fn run<I: BufRead + Send + 'static, O: Write + Send + 'static>(input: I, out
     drive(uci, engine, events, input)
 }
 
-/// [`run`] on stdin and stdout.
-pub fn run_stdio() -> i32 {
-    run(std::io::BufReader::new(std::io::stdin()), std::io::stdout())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -746,6 +741,7 @@ mod tests {
                 infinite: true,
                 ponder: true,
                 searchmoves: vec!["11-15".into(), "9x18x27".into()],
+                analysis: false,
             })
         );
         assert_eq!(

@@ -269,7 +269,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Some(Command::Tune(command)) => run_tune(command),
         Some(Command::Egtb(command)) => crate::tools::egtb::run(command),
         Some(Command::Book(command)) => crate::tools::book::run(command),
-        None => damka::protocol::uci::run_stdio(),
+        None => damka::protocol::run_stdio(),
     }
 }
 

@@ -3,6 +3,7 @@
 use crate::tools::matches::openings;
 use clap::Subcommand;
 use damka::book::build::{BuildConfig, Builder};
+use damka::book::builtin::{builtin_book, builtin_file};
 use damka::book::{Book, book_key};
 use damka::game::Game;
 use damka::notation::fen::parse_fen;
@@ -12,6 +13,7 @@ use damka::with_variant;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The steps of `damka book`.
@@ -65,14 +67,14 @@ pub enum BookCommand {
     /// List the book's moves in a position (best first): value for the side playing it,
     /// the positions below it, and whether the book goes on after it.
     ///
-    /// Example: damka book probe --book english.dbk --variant english startpos --moves "11-15"
+    /// Example: damka book probe --variant english startpos --moves "11-15"
     Probe {
         /// The rule set.
         #[arg(long, short, default_value = "english")]
         variant: Variant,
-        /// The book file.
+        /// The book file (default: the variant's built-in book).
         #[arg(long)]
-        book: PathBuf,
+        book: Option<PathBuf>,
         /// The position: PDN FEN, or `startpos`.
         #[arg(default_value = "startpos")]
         position: String,
@@ -84,9 +86,12 @@ pub enum BookCommand {
     ///
     /// Example: damka book stats --book english.dbk
     Stats {
-        /// The book file.
+        /// The book file (default: the built-in book of --variant).
         #[arg(long)]
-        book: PathBuf,
+        book: Option<PathBuf>,
+        /// The rule set whose built-in book to summarise when no --book is given.
+        #[arg(long, short, default_value = "english")]
+        variant: Variant,
     },
 }
 
@@ -130,8 +135,12 @@ pub fn run(command: BookCommand) -> i32 {
             book,
             position,
             moves,
-        } => with_variant!(variant, R => probe::<R>(&book, &position, &moves)),
-        BookCommand::Stats { book } => stats(&book),
+        } => load(book.as_deref(), variant)
+            .and_then(|loaded| with_variant!(variant, R => probe::<R>(&loaded, &position, &moves))),
+        BookCommand::Stats { book, variant } => load(book.as_deref(), variant).and_then(|loaded| {
+            let variant = loaded.book.variant();
+            with_variant!(variant, R => stats_of::<R>(&loaded))
+        }),
     };
     match result {
         Ok(()) => 0,
@@ -254,12 +263,42 @@ fn build<R: Rules>(config: BuildConfig, plan: &BuildPlan) -> Result<(), String> 
     Ok(())
 }
 
-fn probe<R: Rules>(path: &Path, position: &str, moves: &str) -> Result<(), String> {
+/// A book to probe or summarise: from a file, or built into damka.
+struct LoadedBook {
+    book: Arc<Book>,
+    /// The file's path, or "the built-in VARIANT book".
+    name: String,
+    /// The file's size in bytes.
+    bytes: usize,
+}
+
+/// The book of `path`, or the built-in book of `variant` when there is no path.
+fn load(path: Option<&Path>, variant: Variant) -> Result<LoadedBook, String> {
+    let Some(path) = path else {
+        let book = builtin_book(variant).ok_or_else(|| {
+            format!("damka has no built-in {variant} book (built in: english, international); give --book FILE")
+        })?;
+        let bytes = builtin_file(variant).map_or(0, <[u8]>::len);
+        return Ok(LoadedBook {
+            book,
+            name: format!("the built-in {variant} book"),
+            bytes,
+        });
+    };
     let book = Book::read(path).map_err(|e| e.to_string())?;
+    Ok(LoadedBook {
+        book: Arc::new(book),
+        name: path.display().to_string(),
+        bytes: std::fs::metadata(path).map_or(0, |m| m.len() as usize),
+    })
+}
+
+fn probe<R: Rules>(loaded: &LoadedBook, position: &str, moves: &str) -> Result<(), String> {
+    let book = &loaded.book;
     if book.variant() != R::VARIANT {
         return Err(format!(
             "{} is a book of {}, not {}",
-            path.display(),
+            loaded.name,
             book.variant(),
             R::VARIANT
         ));
@@ -300,13 +339,8 @@ fn probe<R: Rules>(path: &Path, position: &str, moves: &str) -> Result<(), Strin
     Ok(())
 }
 
-fn stats(path: &Path) -> Result<(), String> {
-    let book = Book::read(path).map_err(|e| e.to_string())?;
-    with_variant!(book.variant(), R => stats_of::<R>(path, &book))
-}
-
-fn stats_of<R: Rules>(path: &Path, book: &Book) -> Result<(), String> {
-    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+fn stats_of<R: Rules>(loaded: &LoadedBook) -> Result<(), String> {
+    let book = &loaded.book;
     let expanded = book.entries().iter().filter(|e| e.is_expanded()).count();
     let terminal = book
         .entries()
@@ -315,10 +349,10 @@ fn stats_of<R: Rules>(path: &Path, book: &Book) -> Result<(), String> {
         .count();
     println!(
         "{}: {} book, leaves scored at depth {}, {} bytes",
-        path.display(),
+        loaded.name,
         book.variant(),
         book.depth(),
-        size
+        loaded.bytes
     );
     println!(
         "{} positions: {} expanded, {} leaves, {} games over",
