@@ -338,6 +338,21 @@ fn a_gwdgui_session_starts_damka_without_an_argument() {
     hub.quit();
 }
 
+/// A copy of damka started under another name says so in its `id` line: GWDGUI tells its two
+/// engine slots apart by that name (docs/gui.md), so two damkas at different settings need two.
+#[test]
+fn the_id_name_is_the_name_damka_was_started_as() {
+    let link = common::scratch("hub-renamed", "damka-nobook");
+    std::os::unix::fs::symlink(DAMKA, &link).expect("a link to damka");
+    let mut command = Command::new(&link);
+    command.arg("hub").env_remove("RUST_LOG");
+    let (run, finished) =
+        common::process::run_limited(&mut command, b"hub\nquit\n", Duration::from_secs(10));
+    assert!(finished && run.code == Some(0), "{run:?}");
+    let id = run.stdout.lines().next().unwrap_or("");
+    assert_eq!(value(id, "name"), Some("damka-nobook"), "{id}");
+}
+
 #[test]
 fn ponder_flow_gives_one_done_per_go() {
     let _turn = serial();

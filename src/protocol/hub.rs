@@ -365,11 +365,30 @@ struct Hub {
     pending: Option<String>,
 }
 
+/// The name damka gives in its `id` line: the file name it was started as, without
+/// directory or extension (`damka`, unless the user copied or linked it under another name).
+///
+/// GUIs tell engines apart by this name (GWDGUI also names each engine's parameter file
+/// after it), so two copies of damka at different settings in GWDGUI's two engine slots must
+/// have different names: a copy named `damka-nobook` is called so.
+fn program_name() -> String {
+    std::env::args_os()
+        .next()
+        .map(std::path::PathBuf::from)
+        .and_then(|path| {
+            path.file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+        })
+        .filter(|name| !name.trim().is_empty())
+        .unwrap_or_else(|| "damka".to_string())
+}
+
 impl Hub {
     fn start_up(&mut self, engine: &Engine) {
         let version = env!("CARGO_PKG_VERSION");
         self.output.line(&format!(
-            "id name=damka version={version} author=\"the damka authors\" country=unknown"
+            "id name={} version={version} author=\"the damka authors\" country=unknown",
+            quote(&program_name())
         ));
         let names: Vec<&str> = HUB_VARIANTS.iter().map(|v| v.name).collect();
         self.output.line(&format!(
