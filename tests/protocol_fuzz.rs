@@ -1689,8 +1689,8 @@ fn hub_invalid(rng: &mut Rng, searching: bool) -> String {
                         rng.pick(&[
                             "thai",
                             "killer",
-                            "bt",
-                            "losing",
+                            "bt2",
+                            "loosing",
                             "\"\"",
                             "normal2",
                             "\"engl ish\"",

@@ -109,7 +109,12 @@ pub const HUB_VARIANTS: [HubVariant; 13] = [
     },
 ];
 
-/// The Hub variant named `value` (also `international`, `standard`, `american`...).
+/// Scan 3.1's names of two variants, listed after damka's own in the `variant` parameter's
+/// values: draughtsnet refuses an engine whose list lacks them (docs/draughtsnet.md).
+pub const SCAN_VARIANT_NAMES: [&str; 2] = ["bt", "losing"];
+
+/// The Hub variant named `value` (also `international`, `standard`, `american`, and Scan
+/// 3.1's `bt` and `losing`...).
 pub fn hub_variant(value: &str) -> Option<HubVariant> {
     let lower = value.trim().to_ascii_lowercase();
     let name = match lower.as_str() {
@@ -118,6 +123,9 @@ pub fn hub_variant(value: &str) -> Option<HubVariant> {
         "shashki" => "russian",
         // pydraughts' own name for the variant lidraughts calls `frysk`.
         "frysk!" => "frysk",
+        // Scan 3.1's names, which draughtsnet (lidraughts' analysis client) sends.
+        "bt" => "breakthrough",
+        "losing" => "antidraughts",
         other => other,
     };
     HUB_VARIANTS.iter().copied().find(|v| v.name == name)

@@ -23,7 +23,8 @@ use crate::engine::{Engine, Event, Go, Info, MAX_HASH_MB, MAX_THREADS, Score};
 use crate::movegen::MoveList;
 use crate::notation::fen::{parse_fen, write_fen};
 use crate::notation::hub::{
-    HUB_VARIANTS, HubVariant, Layout, fen_of_hub_position, hub_move, hub_variant, read_hub_move,
+    HUB_VARIANTS, HubVariant, Layout, SCAN_VARIANT_NAMES, fen_of_hub_position, hub_move,
+    hub_variant, read_hub_move,
 };
 use crate::notation::movetext::{parse_move_in, write_move_full, write_move_in};
 use crate::position::{Move, Position};
@@ -215,13 +216,22 @@ impl SearchContext {
         let pv = self.convert(&info.pv).join(" ");
         let seconds = info.time_ms as f64 / 1000.0;
         let mnps = info.nps as f64 / 1_000_000.0;
+        // Always quoted (lidraughts-bot drops the first and last character), with a space
+        // before the closing quote when it is one move, and left out when empty:
+        // draughtsnet's reader takes a quote as the start of a value with spaces and reads
+        // past the end of the line on `pv="31-26"` or `pv=""`, but reads `pv="31-26 "`.
+        let pv = pv.replace('"', "");
+        let pv = match pv.split(' ').count() {
+            _ if pv.is_empty() => String::new(),
+            1 => format!(" pv=\"{pv} \""),
+            _ => format!(" pv=\"{pv}\""),
+        };
         format!(
-            "info depth={} mean-depth={}.0 score={} nodes={} time={seconds:.3} nps={mnps:.2} pv=\"{}\"",
+            "info depth={} mean-depth={}.0 score={} nodes={} time={seconds:.3} nps={mnps:.2}{pv}",
             info.depth,
             info.depth,
             format_score(info.score),
             info.nodes,
-            pv.replace('"', "")
         )
     }
 
@@ -390,7 +400,11 @@ impl Hub {
             "id name={} version={version} author=\"the damka authors\" country=unknown",
             quote(&program_name())
         ));
-        let names: Vec<&str> = HUB_VARIANTS.iter().map(|v| v.name).collect();
+        let names: Vec<&str> = HUB_VARIANTS
+            .iter()
+            .map(|v| v.name)
+            .chain(SCAN_VARIANT_NAMES)
+            .collect();
         self.output.line(&format!(
             "param name=variant value={} type=enum values={}",
             self.variant.name,
@@ -434,6 +448,20 @@ impl Hub {
                 };
             }
             "hash" => "Hash",
+            // Scan's size of the table: 2^N entries of 16 bytes, i.e. 2^(N - 16) MB
+            // (draughtsnet sends it from its --memory).
+            "tt-size" => {
+                let Some(mb) = value
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|bits| (16..=40).contains(bits))
+                    .map(|bits| (1i64 << (bits - 16)).min(MAX_HASH_MB))
+                else {
+                    return Step::Refused(format!("tt-size '{value}' is not 16 to 40"));
+                };
+                return Step::Change(HubCommand::EngineOption("Hash", mb.to_string()));
+            }
             "threads" => "Threads",
             // Accepted but not listed at start-up: a string parameter with an empty value is
             // not something every Hub client parses.
@@ -705,6 +733,96 @@ fn run_io(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `set-param` line `line` becomes: the option and value, or why it is refused.
+    fn param(line: &str) -> Result<(String, String), String> {
+        let (engine, _events) = Engine::new();
+        match Hub::read_param(&parse_command(line).unwrap(), &engine) {
+            Step::Change(HubCommand::EngineOption(name, value)) => Ok((name.to_string(), value)),
+            Step::Change(HubCommand::Variant(variant)) => {
+                Ok(("variant".to_string(), variant.name.to_string()))
+            }
+            Step::Refused(why) => Err(why),
+            _ => Err("another step".to_string()),
+        }
+    }
+
+    /// The `pv` field as the clients need it: quoted, a space before the closing quote for
+    /// one move (draughtsnet's reader), left out when empty.
+    #[test]
+    fn a_principal_variation_is_always_quoted_and_never_empty() {
+        use crate::rules::International;
+        let context = SearchContext {
+            variant: Variant::International,
+            layout: Layout::Pdn,
+        };
+        let start = Position::<International>::start();
+        let first = start.legal_moves().iter().next().copied().unwrap();
+        let reply = start
+            .play(&first)
+            .legal_moves()
+            .iter()
+            .next()
+            .copied()
+            .unwrap();
+        let info = |pv: Vec<Move>| Info {
+            search: 1,
+            depth: 3,
+            seldepth: 3,
+            multipv: 1,
+            score: Score::Centi(5),
+            nodes: 100,
+            nps: 1000,
+            hashfull: 0,
+            tbhits: None,
+            time_ms: 1,
+            pv,
+        };
+        let text = |mv: &Move| hub_move::<International>(mv, Layout::Pdn);
+        let two = context.info_line(&info(vec![first, reply]));
+        let expected = format!(" pv=\"{} {}\"", text(&first), text(&reply));
+        assert!(two.ends_with(&expected), "{two}");
+        let one = context.info_line(&info(vec![first]));
+        assert!(
+            one.ends_with(&format!(" pv=\"{} \"", text(&first))),
+            "{one}"
+        );
+        let none = context.info_line(&info(Vec::new()));
+        assert!(!none.contains("pv="), "{none}");
+        assert!(none.ends_with("nps=0.00"), "{none}");
+    }
+
+    #[test]
+    fn scans_table_size_and_variant_names_are_read() {
+        // Scan's tt-size: 2^N entries of 16 bytes.
+        assert_eq!(
+            param("set-param name=tt-size value=20"),
+            Ok(("Hash".into(), "16".into()))
+        );
+        assert_eq!(
+            param("set-param name=tt-size value=24"),
+            Ok(("Hash".into(), "256".into()))
+        );
+        assert_eq!(
+            param("set-param name=tt-size value=40"),
+            Ok(("Hash".into(), MAX_HASH_MB.to_string()))
+        );
+        for bad in ["15", "41", "-3", "big", ""] {
+            assert!(
+                param(&format!("set-param name=tt-size value={bad}")).is_err(),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            param("set-param name=variant value=bt"),
+            Ok(("variant".into(), "breakthrough".into()))
+        );
+        assert_eq!(
+            param("set-param name=variant value=losing"),
+            Ok(("variant".into(), "antidraughts".into()))
+        );
+        assert!(param("set-param name=variant value=killer").is_err());
+    }
 
     #[test]
     fn commands_split_with_quotes_and_flags() {
