@@ -321,14 +321,10 @@ impl<R: Rules> Position<R> {
         if HASH {
             hash ^= Self::piece_key(self.side, was_king, mv.from as u32);
         }
-        let is_king = was_king || mv.promotes;
-        next.pieces[us] |= to;
-        if is_king {
-            next.kings |= to;
-        }
-        if HASH {
-            hash ^= Self::piece_key(self.side, is_king, mv.to as u32);
-        }
+        // The captured pieces go before the mover is placed: in Turkish a jumped piece
+        // leaves the board at once, so a king may end its capture on the square of a piece
+        // it took, and clearing the captured squares' king marks afterwards would turn the
+        // king that landed there into a man (`kings` is shared by both sides).
         if mv.captured != 0 {
             if HASH {
                 let opponent = self.side.opponent();
@@ -341,6 +337,14 @@ impl<R: Rules> Position<R> {
             }
             next.pieces[them] &= !mv.captured;
             next.kings &= !mv.captured;
+        }
+        let is_king = was_king || mv.promotes;
+        next.pieces[us] |= to;
+        if is_king {
+            next.kings |= to;
+        }
+        if HASH {
+            hash ^= Self::piece_key(self.side, is_king, mv.to as u32);
         }
         if R::KING_MOVE_LIMIT > 0 {
             // A king's non-capturing move extends its run (or starts one, if another king

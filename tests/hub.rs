@@ -648,6 +648,44 @@ fn eight_by_eight_numberings_follow_pydraughts() {
     hub.quit();
 }
 
+/// Turkish, the exchange of a failed `pydraughts_plays_turkish` game replayed on raw pipes:
+/// Black's king takes h2, g4, f3 and g2 from h1 and ends on h2 (`8x16x15x16x22x31`, landing
+/// on the square of a piece it took). damka made it a man there, so six plies later it
+/// answered `1x25x17` (the a1 king takes one) where the h2 king must take three, and
+/// pydraughts raised `KeyError('012517')`. The CI failure `KeyError('0901')` (a king on a2
+/// that had to take e2) fits the same bug: with a man on a2 there, damka plays a2-a1, `9-1`.
+#[test]
+fn turkish_king_ending_on_a_square_it_emptied_stays_a_king() {
+    let _turn = serial();
+    let mut hub = Hub::start();
+    hub.start_up();
+    hub.send("set-param name=variant value=turkish");
+    let start = format!(
+        "W{}{}{}{}{}",
+        "e".repeat(8),
+        "b".repeat(16),
+        "e".repeat(16),
+        "w".repeat(16),
+        "e".repeat(8)
+    );
+    let moves = "20-28 41-33 12-20 49-41 28-36 44x12x20x36 21-29 12-4 22-21 52-44 19-20 \
+        4x6x14x20x29 23-22 6x30x22 24-32 42-34 13-14 30x6x14 32-31 50-42 11-12 6-8 21-22 \
+        8x16x15x16x22x31 17-25 33x1x9x25 18-17";
+    let moves = moves.split_whitespace().collect::<Vec<_>>().join(" ");
+    hub.send(&format!("pos pos={start} moves=\"{moves}\""));
+    hub.send("level depth=2");
+    hub.send("go think");
+    let lines = hub.until("done", Duration::from_secs(5));
+    let best = done_move_required(lines.last().unwrap());
+    // h2 = 16 takes d2 = 12, b2 = 10 and a3 = 17, landing on a4 = 25 or a5 = 33 (pydraughts'
+    // two moves in this position).
+    assert!(
+        ["16x25x10x12x17", "16x33x10x12x17"].contains(&best.as_str()),
+        "turkish: {best}"
+    );
+    hub.quit();
+}
+
 /// Reads stdout of a `damka hub` child only when asked, one `read()` call at a time, as
 /// py-draughts does after `select()`: what one call returns is what one Python read gets.
 struct RawReader {
@@ -897,7 +935,9 @@ fn pydraughts_plays_frysk() {
 /// random mover keeps to the moves of its list that follow the rules (a king move it made
 /// through its own man was refused by damka's `pos`, which then answered for the position
 /// before it); its legality check could still refuse a right king move of damka's, but
-/// against the random mover the games are mostly decided by men.
+/// against the random mover the games are mostly decided by men. A king that ended its
+/// capture on a square it emptied used to become a man in damka (see
+/// `turkish_king_ending_on_a_square_it_emptied_stays_a_king`).
 #[test]
 fn pydraughts_plays_turkish() {
     pydraughts_goal("turkish");

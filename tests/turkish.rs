@@ -134,3 +134,29 @@ fn man_crowned_at_the_end_of_its_capture() {
         ]
     );
 }
+
+/// A king may end its capture on the square of a piece it took earlier in the same move (the
+/// piece left the board at once, so the square is empty again): it is still a king there.
+/// The king on h1 takes h2, g4, f3 and g2 and lands on h2; damka used to clear the king mark
+/// of every captured square after placing the mover, and so made it a man there, which then
+/// stepped a2-a1 in a Hub game where pydraughts (rightly) still had a king with a capture.
+#[test]
+fn king_ending_on_a_square_it_emptied_stays_a_king() {
+    let fen = "B:Wh2,g4,f3,g2,c6:BKh1";
+    assert_eq!(moves(fen), ["h1-h2:f3,g2,g4,h2"]);
+    let position = parse_fen::<Turkish>(fen).expect("FEN");
+    let next = position.play(&position.legal_moves().as_slice()[0]);
+    let h2 = 1u64 << bit_of_algebraic::<Turkish>("h2").expect("a square");
+    assert_ne!(next.kings_of(damka::Color::Black) & h2, 0, "a man on h2");
+    // The incremental hash counted a king there all along: the board must agree with it.
+    assert_eq!(next.hash(), next.compute_hash());
+    // As a king it goes on playing along the whole row and file (a man would have h1 and g2).
+    let after = next.with_side_to_move(damka::Color::Black);
+    assert_eq!(
+        moves(&damka::notation::fen::write_fen(&after)),
+        [
+            "h2-a2:", "h2-b2:", "h2-c2:", "h2-d2:", "h2-e2:", "h2-f2:", "h2-g2:", "h2-h1:",
+            "h2-h3:", "h2-h4:", "h2-h5:", "h2-h6:", "h2-h7:", "h2-h8:"
+        ]
+    );
+}
