@@ -18,6 +18,7 @@ use crate::position::{Move, Position};
 use crate::random::SplitMix;
 use crate::rules::{Color, Rules, Variant};
 use crate::search::score::{WIN, WIN_BOUND};
+use crate::search::skill::{self, MAX_LEVEL, Skill};
 use crate::search::time::{Clock, TimeBudget, allocate, movetime_budget};
 use crate::search::tt::TranspositionTable;
 use crate::search::{GameContext, Iteration, Limits, Searcher, Shared};
@@ -134,6 +135,9 @@ pub struct Go {
     /// Analysis under the limits: the answer always comes from a search, never the book
     /// (Hub's `go mcts`, which GWDGUI sends for its Monte Carlo analysis).
     pub analysis: bool,
+    /// A strength level for this search only (Hub's `level handicap`), 0 to
+    /// [`MAX_LEVEL`]; the weaker of it and the options' level applies.
+    pub skill_level: Option<u32>,
 }
 
 impl Go {
@@ -337,7 +341,7 @@ impl EngineOption {
 }
 
 /// Every option, in listing order, with its handler.
-static OPTIONS: [EngineOption; 14] = [
+static OPTIONS: [EngineOption; 17] = [
     EngineOption::spin("Hash", 64, (1, MAX_HASH_MB), Engine::set_hash),
     EngineOption::spin("Threads", 1, (1, MAX_THREADS), |engine, threads| {
         engine.options.threads = threads as usize;
@@ -414,6 +418,28 @@ static OPTIONS: [EngineOption; 14] = [
         (0, 1000),
         |engine, margin| {
             engine.options.book_margin = margin as i32;
+            Ok(())
+        },
+    ),
+    EngineOption::spin(
+        "Skill Level",
+        MAX_LEVEL as i64,
+        (0, MAX_LEVEL as i64),
+        |engine, level| {
+            engine.options.skill_level = level as u32;
+            Ok(())
+        },
+    ),
+    EngineOption::check("UCI_LimitStrength", false, |engine, flag| {
+        engine.options.limit_strength = flag;
+        Ok(())
+    }),
+    EngineOption::spin(
+        "UCI_Elo",
+        skill::FULL_STRENGTH_ELO as i64,
+        (skill::LOWEST_ELO as i64, skill::FULL_STRENGTH_ELO as i64),
+        |engine, elo| {
+            engine.options.elo = elo as i32;
             Ok(())
         },
     ),
@@ -570,12 +596,29 @@ pub struct Options {
     pub book_ply: u32,
     /// `BookMargin`, centi-men.
     pub book_margin: i32,
+    /// `Skill Level`: 0 (weakest) to [`MAX_LEVEL`] (full strength).
+    pub skill_level: u32,
+    /// `UCI_LimitStrength`: the level comes from `UCI_Elo` instead of `Skill Level`.
+    pub limit_strength: bool,
+    /// `UCI_Elo`, on the scale of docs/bench.md's calibration (full strength is
+    /// [`skill::FULL_STRENGTH_ELO`]).
+    pub elo: i32,
 }
 
 impl Options {
     /// The weights `EvalFile` gives `variant`, or `None` for its built-in set.
     pub fn weights_for(&self, variant: Variant) -> Option<EvalSet> {
         self.eval_data.as_ref()?.set_for(variant)
+    }
+
+    /// The strength level the options ask for, 0.0 to [`MAX_LEVEL`]: from `UCI_Elo` under
+    /// `UCI_LimitStrength` (between two levels for an Elo between theirs), else `Skill Level`.
+    pub fn strength(&self) -> f64 {
+        if self.limit_strength {
+            skill::level_for_elo(self.elo)
+        } else {
+            f64::from(self.skill_level)
+        }
     }
 }
 
@@ -596,6 +639,9 @@ impl Default for Options {
             book_data: None,
             book_ply: DEFAULT_BOOK_PLY,
             book_margin: DEFAULT_BOOK_MARGIN,
+            skill_level: MAX_LEVEL,
+            limit_strength: false,
+            elo: skill::FULL_STRENGTH_ELO,
         }
     }
 }
@@ -645,6 +691,8 @@ pub struct SearchRequest {
     pub egtb: Option<Arc<Tables>>,
     /// The opening book to answer from, when this `go` may use one.
     pub book: Option<BookRequest>,
+    /// Seeds the random choice of a strength level below full strength.
+    pub skill_seed: u64,
 }
 
 /// A `go` that may be answered from an opening book.
@@ -830,10 +878,10 @@ impl<R: Rules> Session for GameSession<R> {
         let id = request.id;
         let plan = SearchPlan::new(
             &request.go,
-            root.side_to_move(),
-            self.game.ply(),
+            (root.side_to_move(), self.game.ply()),
             &request.options,
             searchmoves,
+            request.skill_seed,
         );
         let context = GameContext {
             reversible_hashes: {
@@ -882,8 +930,16 @@ struct SearchPlan {
 impl SearchPlan {
     /// The one conversion from a front end's [`Go`] to the search's [`Limits`]: the clock of
     /// the side to move `us`, `ply` plies into the game, or the move time becomes a time
-    /// budget (less the move overhead); `searchmoves` are `go`'s root moves, already read.
-    fn new(go: &Go, us: Color, ply: usize, options: &Options, searchmoves: Vec<Move>) -> Self {
+    /// budget (less the move overhead); `searchmoves` are `go`'s root moves, already read. A
+    /// strength level below full strength adds its node budget and its choice (seeded by
+    /// `skill_seed`).
+    fn new(
+        go: &Go,
+        (us, ply): (Color, usize),
+        options: &Options,
+        searchmoves: Vec<Move>,
+        skill_seed: u64,
+    ) -> Self {
         let (time, inc) = go.clock_of(us);
         let overhead = options.move_overhead_ms;
         let budget: Option<TimeBudget> = if go.infinite {
@@ -903,16 +959,30 @@ impl SearchPlan {
                 )
             })
         };
+        // Analysis (`infinite`, Hub's `go analyze` and `go mcts`) is always at full strength.
+        // A level ponders on its node budget, then waits for `ponderhit` or `stop`.
+        let level = go
+            .skill_level
+            .map_or(f64::from(MAX_LEVEL), f64::from)
+            .min(options.strength());
+        let analysis = go.infinite || go.analysis;
+        let skill = Skill::new(level, skill_seed).filter(|_| !analysis);
+        let nodes = match (go.nodes, skill) {
+            (Some(nodes), Some(skill)) => Some(nodes.min(skill.node_budget())),
+            (nodes, skill) => nodes.or(skill.map(|skill| skill.node_budget())),
+        };
         // A `go` that sets no limit at all (no depth, nodes, movetime, nor the clock of the
-        // side to move) is `go infinite`: it ends on `stop` only, whatever depth it reaches.
-        let unlimited = budget.is_none() && go.depth.is_none() && go.nodes.is_none();
+        // side to move, nor a level's node budget) is `go infinite`: it ends on `stop` only,
+        // whatever depth it reaches.
+        let unlimited = budget.is_none() && go.depth.is_none() && nodes.is_none();
         SearchPlan {
             limits: Limits {
                 depth: go.depth,
-                nodes: go.nodes,
+                nodes,
                 budget,
                 multipv: options.multipv,
                 searchmoves,
+                skill,
             },
             untimed: go.infinite || go.ponder || unlimited,
             pondering: go.ponder && !go.infinite && !unlimited,
@@ -939,8 +1009,12 @@ fn run_search<R: Rules>(
             });
         }
         let mut main = Searcher::<R>::new(&shared, &limits, 0);
+        // A strength level may score more lines than the front end asked for: those are not
+        // reported.
         let outcome = main.run(&root, &context, &mut |iteration: &Iteration| {
-            let _ = events.send(Event::Info(info_of(&root, iteration, &shared, id)));
+            if iteration.multipv <= limits.multipv.max(1) {
+                let _ = events.send(Event::Info(info_of(&root, iteration, &shared, id)));
+            }
         });
         shared.finish();
         outcome
@@ -991,8 +1065,8 @@ pub struct Engine {
     egtb: Option<LoadedTables>,
     /// Searches started so far: the number of the next one.
     searches: u64,
-    /// Draws the seeds of the book's random choices.
-    book_rng: SplitMix,
+    /// Draws the seeds of random choices: the book's and the strength levels'.
+    rng: SplitMix,
 }
 
 impl Engine {
@@ -1008,7 +1082,7 @@ impl Engine {
             search: None,
             egtb: None,
             searches: 0,
-            book_rng: SplitMix(
+            rng: SplitMix(
                 std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |elapsed| elapsed.as_nanos() as u64)
@@ -1269,6 +1343,7 @@ impl Engine {
             events: self.events.clone(),
             egtb: self.egtb.as_ref().map(|l| Arc::clone(&l.tables)),
             book,
+            skill_seed: self.rng.next_u64(),
         })?;
         self.searches += 1;
         self.search = Some(handle);
@@ -1297,7 +1372,7 @@ impl Engine {
                 random_plies: self.options.book_ply,
                 margin: self.options.book_margin,
             },
-            seed: self.book_rng.next_u64(),
+            seed: self.rng.next_u64(),
         })
     }
 

@@ -524,6 +524,65 @@ fn move_time_and_clocks_are_kept() {
     hub.quit();
 }
 
+/// The `nodes=` of the last `info` before `done`.
+fn searched_nodes(lines: &[String]) -> u64 {
+    let info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info "))
+        .unwrap_or_else(|| panic!("no info line in {lines:?}"));
+    value(info, "nodes").unwrap().parse().unwrap()
+}
+
+/// draughtsnet's play levels, as it sends them (src draughtsnet.py `go`): `pos`, then one
+/// `level` line per limit, then `go think`. The limits of the lines add up until the next
+/// `pos`, which clears them; `handicap=N` plays N strength levels down (`skill-level`
+/// 20 - N), and `handicap=20` is level 0, a search of a few hundred nodes.
+#[test]
+fn level_lines_add_up_until_pos_and_handicap_weakens() {
+    let _turn = serial();
+    let mut hub = Hub::start();
+    let params = hub.start_up();
+    assert!(
+        params
+            .iter()
+            .any(|l| l == "param name=skill-level value=20 type=int min=0 max=20"),
+        "{params:#?}"
+    );
+    hub.send("set-param name=book value=false");
+    let think = |hub: &mut Hub, levels: &[&str]| {
+        hub.send(&format!("pos pos={START_10X10}"));
+        for level in levels {
+            hub.send(level);
+        }
+        hub.send("go think");
+        let lines = hub.until("done", Duration::from_secs(20));
+        let best = done_move_required(lines.last().unwrap());
+        assert!(legal_hub_moves::<International>("W:W31-50:B1-20").contains(&normalised(&best)));
+        lines
+    };
+    // A node limit followed by a long move time: the node limit still holds.
+    let lines = think(&mut hub, &["level nodes=3000", "level move-time=30"]);
+    assert!(searched_nodes(&lines) <= 3000 + 200, "{lines:#?}");
+    // The next `pos` clears them: `level depth=5` alone searches to depth 5.
+    let lines = think(&mut hub, &["level depth=5"]);
+    let depths: Vec<&str> = lines.iter().filter_map(|l| value(l, "depth")).collect();
+    assert_eq!(depths.last(), Some(&"5"), "{lines:#?}");
+    // The largest handicap under a long move time: level 0's few hundred nodes.
+    let lines = think(&mut hub, &["level handicap=20", "level move-time=30"]);
+    assert!(searched_nodes(&lines) <= 1000, "{lines:#?}");
+    // Out of range means the weakest; `skill-level` does the same from set-param.
+    let lines = think(&mut hub, &["level handicap=99", "level move-time=30"]);
+    assert!(searched_nodes(&lines) <= 1000, "{lines:#?}");
+    hub.send("set-param name=skill-level value=0");
+    let lines = think(&mut hub, &["level move-time=30"]);
+    assert!(searched_nodes(&lines) <= 1000, "{lines:#?}");
+    hub.send("set-param name=skill-level value=20");
+    let lines = think(&mut hub, &["level nodes=50000"]);
+    assert!(searched_nodes(&lines) > 30_000, "{lines:#?}");
+    hub.quit();
+}
+
 #[test]
 fn captures_list_every_captured_square_and_bad_input_is_ignored() {
     let _turn = serial();

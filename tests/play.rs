@@ -299,3 +299,31 @@ fn international_board_lists_fifty_squares_and_reads_numbers() {
     assert!(out.contains("You play 32-28."), "{out}");
     assert_eq!(transcript_moves(out).len(), 2, "{out}");
 }
+
+/// `--level 0` plays a whole game at its node budget whatever the move time (a minute a
+/// move here: the game would not end within the test's limit at full strength), every move
+/// legal for pydraughts; a level above 20 is refused by the command line.
+#[test]
+fn a_weak_level_plays_a_whole_game_at_once() {
+    let finished = scratch("level0-finished.pdn");
+    let mut script = "1\n".repeat(1500);
+    script.push_str(&format!("save {}\nquit\n", finished.display()));
+    let run = play(
+        &[
+            "--variant",
+            "international",
+            "--level",
+            "0",
+            "--movetime",
+            "60000",
+        ],
+        &script,
+    );
+    let result = announced_result(&run.stdout)
+        .unwrap_or_else(|| panic!("no result announced:\n{}", run.stdout));
+    let game = replayed_game(&finished, "international");
+    assert_eq!(game["tags"]["Result"], result.as_str(), "{game}");
+    let refused = run_damka(&["play", "--level", "21"], b"quit\n", LIMIT);
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains("--level"), "{}", refused.stderr);
+}

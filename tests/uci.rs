@@ -252,6 +252,9 @@ fn handshake_lists_every_option_then_uciok() {
         "option name BookFile type string default <empty>",
         "option name BookPly type spin default 6 min 0 max 1000",
         "option name BookMargin type spin default 20 min 0 max 1000",
+        "option name Skill Level type spin default 20 min 0 max 20",
+        "option name UCI_LimitStrength type check default false",
+        &format!("option name UCI_Elo type spin default 2400 min {LOWEST_ELO} max 2400"),
     ];
     assert_eq!(options, expected);
     assert!(damka.sync().is_empty());
@@ -425,6 +428,83 @@ fn go_nodes() {
         assert!(nodes <= 2000 + 2048, "{line}");
     }
     assert!(damka.sync().is_empty(), "exactly one bestmove");
+}
+
+/// The `UCI_Elo` of the weakest level (docs/bench.md, "Strength levels").
+const LOWEST_ELO: i32 = damka::search::skill::LOWEST_ELO;
+
+/// A weak level answers a timed `go` long before its time with a small search, varies its
+/// move from the same position, reports only the one line asked for, and shows in `d`; the
+/// level comes from `UCI_Elo` under `UCI_LimitStrength`; values out of range are refused.
+#[test]
+fn strength_levels_play_quickly_and_vary() {
+    let mut damka = Damka::start();
+    damka.accepted("setoption name Book value false");
+    damka.accepted("setoption name Skill Level value 0");
+    assert!(damka.display().options.ends_with("; level 0.00"));
+    let mut played = HashSet::new();
+    for _ in 0..40 {
+        let (infos, best, elapsed) = damka.go_legal("position startpos", "go movetime 20000");
+        assert!(
+            elapsed < Duration::from_secs(10),
+            "level 0 took {elapsed:?}"
+        );
+        assert!(!infos.is_empty());
+        for line in &infos {
+            assert_eq!(info_field(line, "multipv").as_deref(), Some("1"), "{line}");
+            let nodes: u64 = info_field(line, "nodes").unwrap().parse().unwrap();
+            assert!(nodes <= 1000, "{line}");
+        }
+        played.insert(best);
+    }
+    assert!(played.len() >= 2, "level 0 always played {played:?}");
+    for command in [
+        "setoption name Skill Level value 21",
+        "setoption name Skill Level value -1",
+        "setoption name UCI_Elo value 2401",
+        &format!("setoption name UCI_Elo value {}", LOWEST_ELO - 1),
+        "setoption name UCI_LimitStrength value yes",
+    ] {
+        damka.refused(command);
+    }
+    damka.accepted("setoption name Skill Level value 20");
+    assert!(!damka.display().options.contains("level"));
+    // Under UCI_LimitStrength, UCI_Elo picks the level, between two levels for an Elo
+    // between theirs; the default Elo is full strength.
+    damka.accepted("setoption name UCI_LimitStrength value true");
+    assert!(!damka.display().options.contains("level"));
+    damka.accepted(&format!("setoption name UCI_Elo value {LOWEST_ELO}"));
+    assert!(damka.display().options.ends_with("; level 0.00"));
+    let (infos, _, _) = damka.go_legal("position startpos", "go movetime 20000");
+    let nodes: u64 = info_field(infos.last().unwrap(), "nodes")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(nodes <= 1000, "{infos:#?}");
+    damka.accepted("setoption name UCI_Elo value 2000");
+    let options = damka.display().options;
+    let level: f64 = options.rsplit("level ").next().unwrap().parse().unwrap();
+    assert!(level > 0.0 && level < 20.0, "{options}");
+    // The lines asked for are reported, not the level's own (level 0 compares four).
+    damka.accepted(&format!("setoption name UCI_Elo value {LOWEST_ELO}"));
+    damka.accepted("setoption name MultiPV value 2");
+    let (infos, _, _) = damka.go_legal("position startpos", "go movetime 20000");
+    let lines: HashSet<String> = infos
+        .iter()
+        .filter_map(|l| info_field(l, "multipv"))
+        .collect();
+    assert_eq!(lines, HashSet::from(["1".to_string(), "2".to_string()]));
+    // `go infinite` is analysis, at full strength: it searches on past the level's nodes.
+    damka.accepted("position startpos");
+    damka.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    damka.send("stop");
+    let (infos, _, _) = damka.bestmove();
+    let nodes: u64 = info_field(infos.last().unwrap(), "nodes")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(nodes > 10_000, "{infos:#?}");
 }
 
 #[test]

@@ -31,6 +31,7 @@ use crate::position::{Move, Position};
 use crate::protocol::driver::{Dialect, Sink, Step, drive};
 use crate::protocol::pipe::PipeProbe;
 use crate::rules::{Rules, Variant};
+use crate::search::skill::MAX_LEVEL;
 use crate::with_variant;
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
@@ -254,10 +255,11 @@ fn millis(seconds: f64) -> i64 {
     }
 }
 
-/// The facade's limits of a `level` command (kept until the next `pos`): the one place Hub's
-/// level words are read. Its `time` is the clock of the side to move, which is only known at
-/// `go`, so both clocks get it (the facade reads the side to move's); it leaves out the
-/// increment the engine adds before this move.
+/// The facade's limits of a `level` command: the one place Hub's level words are read. Its
+/// `time` is the clock of the side to move, which is only known at `go`, so both clocks get
+/// it (the facade reads the side to move's); it leaves out the increment the engine adds
+/// before this move. `handicap=N` plays N strength levels below full strength (`Skill
+/// Level` 20 - N, docs/hub.md).
 fn read_level(command: &Command) -> Go {
     let real = |key: &str| command.get(key).and_then(|v| v.trim().parse::<f64>().ok());
     let int = |key: &str| {
@@ -271,6 +273,7 @@ fn read_level(command: &Command) -> Go {
         depth: int("depth").map(|v| v.min(f64::from(u32::MAX)) as u32),
         nodes: int("nodes").map(|v| v as u64),
         infinite: command.has("infinite"),
+        skill_level: int("handicap").map(|v| MAX_LEVEL - v.min(f64::from(MAX_LEVEL)) as u32),
         ..Go::default()
     };
     if let Some(seconds) = real("move-time") {
@@ -285,6 +288,25 @@ fn read_level(command: &Command) -> Go {
             .filter(|&m| m > 0);
     }
     go
+}
+
+/// The limits of `level` commands in a row: each names some limits, and those of `newer`
+/// replace the same ones of `older` (draughtsnet sends `level nodes=`, `level depth=` and
+/// `level move-time=` as separate lines for one search, as Scan 3.1 reads them).
+fn merge_levels(older: Go, newer: Go) -> Go {
+    Go {
+        depth: newer.depth.or(older.depth),
+        nodes: newer.nodes.or(older.nodes),
+        movetime_ms: newer.movetime_ms.or(older.movetime_ms),
+        wtime_ms: newer.wtime_ms.or(older.wtime_ms),
+        btime_ms: newer.btime_ms.or(older.btime_ms),
+        winc_ms: newer.winc_ms.or(older.winc_ms),
+        binc_ms: newer.binc_ms.or(older.binc_ms),
+        movestogo: newer.movestogo.or(older.movestogo),
+        infinite: newer.infinite || older.infinite,
+        skill_level: newer.skill_level.or(older.skill_level),
+        ..Go::default()
+    }
 }
 
 /// The number of playable squares of `R`'s board.
@@ -432,6 +454,12 @@ impl Hub {
             0,
             1000,
         ));
+        self.output.line(&int_param(
+            "skill-level",
+            options.skill_level.into(),
+            0,
+            MAX_LEVEL.into(),
+        ));
         self.output.last_line("wait");
     }
 
@@ -474,6 +502,7 @@ impl Hub {
             "book-ply" => "BookPly",
             "book-margin" => "BookMargin",
             "book-file" | "bookfile" => "BookFile",
+            "skill-level" => "Skill Level",
             _ => return Step::Refused(format!("unknown parameter '{name}'")),
         };
         match engine.check_option(option, value) {
@@ -624,7 +653,7 @@ impl Dialect for Hub {
                 Ok(())
             }
             HubCommand::Level(level) => {
-                self.level = level;
+                self.level = merge_levels(std::mem::take(&mut self.level), level);
                 Ok(())
             }
             HubCommand::Go(command) => {

@@ -15,6 +15,7 @@
 use crate::engine::{Engine, EngineError, Event, Go, Info, OptionKind, OptionSpec, Score};
 use crate::position::Move;
 use crate::protocol::driver::{Dialect, Sink, Step, drive};
+use crate::search::skill::MAX_LEVEL;
 use std::io::{BufRead, Write};
 use vampirc_uci::{Serializable, UciMessage, UciOptionConfig};
 
@@ -446,6 +447,11 @@ impl Uci {
             let last = lines.len() - 1;
             lines[last].push_str(&format!("; EGTBPath {}", options.egtb_path));
         }
+        let strength = options.strength();
+        if strength < f64::from(MAX_LEVEL) {
+            let last = lines.len() - 1;
+            lines[last].push_str(&format!("; level {strength:.2}"));
+        }
         self.lines(&lines);
     }
 
@@ -742,6 +748,7 @@ mod tests {
                 ponder: true,
                 searchmoves: vec!["11-15".into(), "9x18x27".into()],
                 analysis: false,
+                skill_level: None,
             })
         );
         assert_eq!(

@@ -9,6 +9,7 @@
 //! [`score::WIN`].
 
 pub mod score;
+pub mod skill;
 pub mod time;
 pub mod tt;
 
@@ -19,6 +20,7 @@ use crate::movegen::MoveList;
 use crate::position::{Move, Position};
 use crate::rules::Rules;
 use score::{WIN, WIN_BOUND, score_from_tt, score_to_tt};
+use skill::Skill;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -84,6 +86,9 @@ pub struct Limits {
     pub multipv: usize,
     /// Restrict the root to these moves (empty: all legal moves).
     pub searchmoves: Vec<Move>,
+    /// A strength level below full strength: the move is chosen among the best lines of
+    /// the last finished iteration (the node budget is the caller's, in `nodes`).
+    pub skill: Option<Skill>,
 }
 
 /// State shared by the search threads and the engine that started them. The engine acts on a
@@ -262,6 +267,11 @@ pub struct Searcher<'a, R: Rules> {
     thread_id: usize,
     nodes: u64,
     unpublished_nodes: u64,
+    /// Nodes between two looks at the clock and the node limit.
+    poll_interval: u64,
+    /// An iteration has finished: the node limit applies from then on, so that even a tiny
+    /// budget answers with a searched move, not the first one generated.
+    iteration_finished: bool,
     seldepth: usize,
     /// Hashes along the game and the search path, for repetition checks.
     path: Vec<u64>,
@@ -293,6 +303,11 @@ impl<'a, R: Rules> Searcher<'a, R> {
             thread_id,
             nodes: 0,
             unpublished_nodes: 0,
+            // A small node limit is looked at often enough to be kept within a sixteenth.
+            poll_interval: limits
+                .nodes
+                .map_or(POLL_INTERVAL, |nodes| (nodes / 16).clamp(1, POLL_INTERVAL)),
+            iteration_finished: false,
             seldepth: 0,
             path: Vec::with_capacity(256),
             reversible: Vec::with_capacity(256),
@@ -344,7 +359,11 @@ impl<'a, R: Rules> Searcher<'a, R> {
         self.path.push(root.hash());
         self.reversible.push(count as u32);
 
-        let multipv = self.limits.multipv.clamp(1, root_moves.len());
+        let lines = self.limits.skill.map_or(1, |skill| skill.lines());
+        let multipv = self.limits.multipv.max(lines).clamp(1, root_moves.len());
+        // The best lines of the last finished iteration, for a level's choice: move, score,
+        // reply.
+        let mut finished_lines: Vec<(Move, i32, Option<Move>)> = Vec::new();
         let max_depth = self
             .limits
             .depth
@@ -388,6 +407,15 @@ impl<'a, R: Rules> Searcher<'a, R> {
             for root_move in root_moves.iter_mut() {
                 root_move.previous_score = root_move.score;
             }
+            self.iteration_finished = true;
+            if lines > 1 {
+                finished_lines.clear();
+                finished_lines.extend(
+                    root_moves[..multipv]
+                        .iter()
+                        .map(|line| (line.mv, line.score, line.pv.get(1).copied())),
+                );
+            }
             let best = &root_moves[0];
             outcome = Outcome {
                 best: Some(best.mv),
@@ -402,6 +430,11 @@ impl<'a, R: Rules> Searcher<'a, R> {
         }
         self.publish_nodes();
         outcome.nodes = self.nodes;
+        if let Some(skill) = self.limits.skill.filter(|_| !finished_lines.is_empty()) {
+            let scores: Vec<i32> = finished_lines.iter().map(|line| line.1).collect();
+            let (mv, score, reply) = finished_lines[skill.choose(&scores)];
+            (outcome.best, outcome.score, outcome.ponder) = (Some(mv), score, reply);
+        }
         outcome
     }
 
@@ -636,13 +669,13 @@ impl<'a, R: Rules> Searcher<'a, R> {
         false
     }
 
-    /// Counts a node; every [`POLL_INTERVAL`] nodes publishes the count and checks limits,
+    /// Counts a node; every `poll_interval` nodes publishes the count and checks limits,
     /// and is [`Aborted`] when the search must end.
     #[inline]
     fn count_node(&mut self) -> Result<(), Aborted> {
         self.nodes += 1;
         self.unpublished_nodes += 1;
-        if self.unpublished_nodes >= POLL_INTERVAL {
+        if self.unpublished_nodes >= self.poll_interval {
             self.publish_nodes();
             self.check_limits()?;
         }
@@ -665,10 +698,11 @@ impl<'a, R: Rules> Searcher<'a, R> {
         if self.thread_id != 0 {
             return Ok(());
         }
-        let out_of_nodes = self
-            .limits
-            .nodes
-            .is_some_and(|limit| self.shared.nodes.load(Ordering::Relaxed) >= limit);
+        let out_of_nodes = self.iteration_finished
+            && self
+                .limits
+                .nodes
+                .is_some_and(|limit| self.shared.nodes.load(Ordering::Relaxed) >= limit);
         let out_of_time = self.limits.budget.as_ref().is_some_and(|budget| {
             !self.shared.untimed.load(Ordering::Relaxed) && self.shared.timed_ms() >= budget.hard_ms
         });

@@ -1,7 +1,7 @@
 //! The command line: parses arguments with clap and runs the chosen subcommand.
 
 use crate::tools::limit::Limit;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use damka::notation::fen::parse_fen;
 use damka::perft::{divide, perft};
 use damka::position::Position;
@@ -102,6 +102,12 @@ enum Command {
         /// The engine thinks this many milliseconds a move (default 1000).
         #[arg(long)]
         movetime: Option<u64>,
+        /// The engine's strength: 0 (a beginner) to 20 (full strength), as the `Skill Level`
+        /// option; hints are always at full strength. See docs/tools.md for each level's
+        /// measured strength.
+        #[arg(long, default_value_t = damka::search::skill::MAX_LEVEL,
+              value_parser = clap::value_parser!(u32).range(0..=damka::search::skill::MAX_LEVEL as i64))]
+        level: u32,
     },
     /// Search each position of a test suite (one a line: `FEN; bm MOVE[,MOVE]; am MOVE; id
     /// NAME`, see docs/tools.md) and print whether the engine found the move, then
@@ -217,7 +223,14 @@ enum Side {
 
 /// Runs the command line; returns the process exit code.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
+    // The version line is made at run time: it says whether this processor has POPCNT and
+    // BMI2. clap keeps it for the life of the process.
+    let version: &'static str = Box::leak(crate::build_info::version_line().into_boxed_str());
+    let parsed = Cli::command()
+        .version(version)
+        .try_get_matches_from(args)
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
@@ -245,6 +258,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             side,
             depth,
             movetime,
+            level,
         }) => crate::tools::play::run(
             variant,
             side.map(|side| match side {
@@ -252,6 +266,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
                 Side::White => Color::White,
             }),
             Limit::from_options(depth, movetime),
+            level,
         ),
         Some(Command::Analyze {
             file,

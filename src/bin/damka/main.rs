@@ -4,6 +4,7 @@
 //! the binary, not library API: the library is what an embedding program needs.
 
 mod bench;
+mod build_info;
 mod cb_engine;
 mod cli;
 mod tools;

@@ -110,6 +110,9 @@ pub struct DxpArgs {
     /// option BookMargin).
     #[arg(long)]
     pub book_margin: Option<u32>,
+    /// Playing strength from 0 to 20, full strength (as the UCI option Skill Level).
+    #[arg(long)]
+    pub level: Option<u32>,
     /// Our name in game requests and acceptances (at most 32 characters are sent).
     #[arg(long, default_value = "damka")]
     pub name: String,
@@ -142,6 +145,7 @@ fn run_checked(args: DxpArgs) -> Result<i32, String> {
         ("Book", args.no_book.then(|| "false".to_string())),
         ("BookPly", args.book_ply.map(|v| v.to_string())),
         ("BookMargin", args.book_margin.map(|v| v.to_string())),
+        ("Skill Level", args.level.map(|v| v.to_string())),
     ];
     for (name, value) in settings {
         if let Some(value) = value {
@@ -225,6 +229,7 @@ fn flag_of(option: &str) -> &'static str {
         "Book" => "no-book",
         "BookPly" => "book-ply",
         "BookMargin" => "book-margin",
+        "Skill Level" => "level",
         _ => "egtb-path",
     }
 }

@@ -16,6 +16,7 @@ use damka::notation::pdn::{pdn_text, today};
 use damka::notation::{bit_at, number_of_bit, square_name};
 use damka::position::{Move, Position};
 use damka::rules::{Color, Goal, MoveNotation, Rules, Variant};
+use damka::search::skill::MAX_LEVEL;
 use damka::with_variant;
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -70,6 +71,8 @@ pub struct PlaySettings {
     pub human: Option<Color>,
     /// The engine's thinking limit.
     pub limit: Limit,
+    /// The engine's strength level when it plays (`Skill Level`, 0 to 20).
+    pub level: u32,
     /// Draw with ANSI colours.
     pub colour: bool,
     /// Repeat each input line after the prompt (the input is not a terminal, so it would not
@@ -78,12 +81,13 @@ pub struct PlaySettings {
 }
 
 /// Runs `damka play` on stdin and stdout; returns the exit code.
-pub fn run(variant: Variant, human: Option<Color>, limit: Limit) -> i32 {
+pub fn run(variant: Variant, human: Option<Color>, limit: Limit, level: u32) -> i32 {
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let settings = PlaySettings {
         variant,
         human,
         limit,
+        level,
         colour,
         echo: !std::io::stdin().is_terminal(),
     };
@@ -342,9 +346,17 @@ impl<R: Rules> PlaySession<R> {
         self.engine.set_position(Some(&start), &moves).is_ok()
     }
 
+    /// The engine's move at strength `level`.
+    fn think_at(&mut self, level: u32) -> Thought {
+        self.engine
+            .set_option("Skill Level", &level.to_string())
+            .expect("a level from 0 to 20 while no search runs");
+        think(&mut self.engine, &self.events, self.settings.limit)
+    }
+
     fn engine_moves(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
         let thought = if self.sync_engine() {
-            think(&mut self.engine, &self.events, self.settings.limit)
+            self.think_at(self.settings.level)
         } else {
             Thought::default()
         };
@@ -381,7 +393,7 @@ impl<R: Rules> PlaySession<R> {
         if !self.sync_engine() {
             return writeln!(out, "The engine cannot take this position.");
         }
-        let thought = think(&mut self.engine, &self.events, self.settings.limit);
+        let thought = self.think_at(MAX_LEVEL);
         let best = thought.best.map(|mv| {
             let position = self.game.position();
             write_move_in(position, &mv, &position.legal_moves())

@@ -1,0 +1,79 @@
+//! What `damka --version` says about the build: the instruction set it was compiled for and whether POPCNT and BMI2 are used here.
+//!
+//! A native build (`.cargo/config.toml`) uses every instruction of the machine it was built
+//! on, and may not run on an older one; a portable build (docs/build.md) targets an x86-64
+//! micro-architecture level instead.
+
+/// `damka 0.1.0 x86-64-v3 build (target-cpu=native); POPCNT used; BMI2 used`.
+pub fn version_line() -> String {
+    format!(
+        "{} {} build (target-cpu={}); {}; {}",
+        env!("CARGO_PKG_VERSION"),
+        level(),
+        env!("DAMKA_TARGET_CPU"),
+        usage("POPCNT", cfg!(target_feature = "popcnt"), cpu_has("popcnt")),
+        usage("BMI2", cfg!(target_feature = "bmi2"), cpu_has("bmi2")),
+    )
+}
+
+/// The x86-64 micro-architecture level whose instructions the build may use, from the
+/// target features it was compiled with (levels as the x86-64 psABI defines them).
+fn level() -> &'static str {
+    if !cfg!(target_arch = "x86_64") {
+        return std::env::consts::ARCH;
+    }
+    let v2 = cfg!(all(
+        target_feature = "popcnt",
+        target_feature = "sse4.2",
+        target_feature = "ssse3"
+    ));
+    let v3 = v2
+        && cfg!(all(
+            target_feature = "avx2",
+            target_feature = "bmi2",
+            target_feature = "fma",
+            target_feature = "movbe"
+        ));
+    let v4 = v3
+        && cfg!(all(
+            target_feature = "avx512f",
+            target_feature = "avx512bw",
+            target_feature = "avx512vl"
+        ));
+    match (v2, v3, v4) {
+        (_, _, true) => "x86-64-v4",
+        (_, true, _) => "x86-64-v3",
+        (true, _, _) => "x86-64-v2",
+        _ => "x86-64",
+    }
+}
+
+/// Whether this processor has `feature` (`None` off x86-64).
+fn cpu_has(feature: &str) -> Option<bool> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        Some(match feature {
+            "popcnt" => std::arch::is_x86_feature_detected!("popcnt"),
+            "bmi2" => std::arch::is_x86_feature_detected!("bmi2"),
+            _ => false,
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = feature;
+        None
+    }
+}
+
+/// `POPCNT used`, or why not. A build compiled with the instructions only starts on a
+/// processor that has them, so "compiled in" means used.
+fn usage(name: &str, compiled: bool, here: Option<bool>) -> String {
+    match (compiled, here) {
+        (true, _) => format!("{name} used"),
+        (false, Some(true)) => {
+            format!("{name} not used (this processor has it: a native build would use it)")
+        }
+        (false, Some(false)) => format!("{name} not used (this processor lacks it)"),
+        (false, None) => format!("{name} not used"),
+    }
+}
