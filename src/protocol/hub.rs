@@ -292,8 +292,34 @@ fn read_level(command: &Command) -> Go {
 
 /// The limits of `level` commands in a row: each names some limits, and those of `newer`
 /// replace the same ones of `older` (draughtsnet sends `level nodes=`, `level depth=` and
-/// `level move-time=` as separate lines for one search, as Scan 3.1 reads them).
+/// `level move-time=` as separate lines for one search, as Scan 3.1 reads them). A move time
+/// and a clock replace each other, `infinite` replaces every limit and a limit ends
+/// `infinite`; the handicap stays until `pos`.
 fn merge_levels(older: Go, newer: Go) -> Go {
+    let skill_level = newer.skill_level.or(older.skill_level);
+    if newer.infinite {
+        return Go {
+            infinite: true,
+            skill_level,
+            ..Go::default()
+        };
+    }
+    let clock = newer.wtime_ms.is_some();
+    let movetime = newer.movetime_ms.is_some();
+    let older = if clock || movetime {
+        Go {
+            movetime_ms: None,
+            wtime_ms: None,
+            btime_ms: None,
+            winc_ms: None,
+            binc_ms: None,
+            movestogo: None,
+            ..older
+        }
+    } else {
+        older
+    };
+    let limits = clock || movetime || newer.depth.is_some() || newer.nodes.is_some();
     Go {
         depth: newer.depth.or(older.depth),
         nodes: newer.nodes.or(older.nodes),
@@ -303,8 +329,8 @@ fn merge_levels(older: Go, newer: Go) -> Go {
         winc_ms: newer.winc_ms.or(older.winc_ms),
         binc_ms: newer.binc_ms.or(older.binc_ms),
         movestogo: newer.movestogo.or(older.movestogo),
-        infinite: newer.infinite || older.infinite,
-        skill_level: newer.skill_level.or(older.skill_level),
+        infinite: older.infinite && !limits,
+        skill_level,
         ..Go::default()
     }
 }
