@@ -4,6 +4,9 @@
 //! `cargo test --release --test perft -- --ignored`. Turkish and killer draughts are in the
 //! file but not implemented yet.
 
+mod common;
+
+use common::process::run_damka;
 use damka::notation::fen::parse_fen;
 use damka::notation::movetext::parse_move;
 use damka::perft::{perft, perft_keep_duplicates};
@@ -14,6 +17,7 @@ use damka::rules::{
 use damka::{Position, Rules};
 use serde_json::Value;
 use std::collections::HashSet;
+use std::time::Duration;
 
 /// Leaf counts up to this are checked in the default run (bulk-counted perft).
 const QUICK_LEAVES: u64 = 120_000_000;
@@ -211,4 +215,53 @@ fn single_position_move_lists() {
             other => panic!("unexpected variant {other} in the reference"),
         }
     }
+}
+
+/// The command line's `--variant` lists every variant in its help and takes the names other
+/// programs use (Hub's `normal` for international, `dama` for Turkish): `damka perft` by such
+/// a name counts the published start-position leaves.
+#[test]
+fn command_line_variants_are_listed_and_other_names_accepted() {
+    let limit = Duration::from_secs(30);
+    for command in [
+        &["perft"][..],
+        &["match"],
+        &["egtb", "gen"],
+        &["book", "build"],
+        &["play"],
+    ] {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let help = run_damka(&args, b"", limit);
+        assert_eq!(help.code, Some(0), "{args:?}: {}", help.stderr);
+        let listed = help
+            .stdout
+            .lines()
+            .find(|line| line.contains("[possible values: english"))
+            .unwrap_or_else(|| panic!("{args:?} lists no variants:\n{}", help.stdout));
+        for variant in damka::rules::Variant::ALL {
+            assert!(
+                listed.contains(variant.name()),
+                "{args:?} omits {variant}: {listed}"
+            );
+        }
+    }
+    let table = reference();
+    let international = table["start_positions"]["international_10x10"]["drop_dup"][2].as_u64();
+    let run = run_damka(&["perft", "--variant", "Normal", "3"], b"", limit);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let counted = run.stdout.lines().last().unwrap_or_default();
+    assert!(
+        counted.starts_with(&format!("perft 3: {} leaves", international.unwrap())),
+        "{counted}"
+    );
+    let bogus = run_damka(&["perft", "--variant", "checkerz", "3"], b"", limit);
+    assert_eq!(bogus.code, Some(2));
+    assert!(
+        bogus
+            .stderr
+            .contains("possible values: english, international"),
+        "{}",
+        bogus.stderr
+    );
 }

@@ -575,6 +575,22 @@ impl Variant {
     }
 }
 
+impl Variant {
+    /// Other names accepted for the variant (case-insensitive), as other programs call it:
+    /// Hub's `normal` and `losing` (Scan 3.1), `dama`, `shashki`, `frysk!`.
+    pub const fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Variant::English => &["american", "checkers"],
+            Variant::International => &["normal", "fmjd", "10x10"],
+            Variant::Russian => &["shashki"],
+            Variant::Antidraughts => &["anti", "giveaway", "losing"],
+            Variant::Frysk => &["frysk!"],
+            Variant::Turkish => &["dama"],
+            _ => &[],
+        }
+    }
+}
+
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -603,16 +619,11 @@ impl FromStr for Variant {
     type Err = UnknownVariant;
     fn from_str(text: &str) -> Result<Variant, UnknownVariant> {
         let lower = text.trim().to_ascii_lowercase();
-        let found = match lower.as_str() {
-            "american" | "checkers" => Some(Variant::English),
-            "normal" | "fmjd" | "10x10" => Some(Variant::International),
-            "shashki" => Some(Variant::Russian),
-            "anti" | "giveaway" | "losing" => Some(Variant::Antidraughts),
-            "frysk!" => Some(Variant::Frysk),
-            "dama" => Some(Variant::Turkish),
-            _ => Variant::ALL.iter().copied().find(|v| v.name() == lower),
-        };
-        found.ok_or_else(|| UnknownVariant(text.to_string()))
+        Variant::ALL
+            .iter()
+            .copied()
+            .find(|v| v.name() == lower || v.aliases().contains(&lower.as_str()))
+            .ok_or_else(|| UnknownVariant(text.to_string()))
     }
 }
 
