@@ -80,7 +80,8 @@ pub fn for_variant(variant: Variant) -> Option<&'static Patterns> {
         Variant::Czech => Some(&CZECH),
         Variant::Frisian => Some(&FRISIAN),
         // Frysk! has Frisian rules, but its games (five men a side) have tables of their own:
-        // the Frisian ones lost to no tables at all there (docs/bench.md).
+        // the Frisian ones lost to no tables at all there (docs/journal.md, "Frisian with
+        // block tables").
         Variant::Frysk => Some(&FRYSK),
         _ => None,
     }

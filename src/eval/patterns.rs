@@ -193,7 +193,7 @@ fn extract(value: Bitboard, mask: Bitboard) -> usize {
         // SAFETY: `_pext_u64` needs the BMI2 instructions, and this branch is compiled only
         // when BMI2 is enabled for the whole build (`target_feature = "bmi2"`, as
         // `-C target-cpu=native` on a BMI2 machine sets it), so every processor the binary
-        // may run on has them. It reads no memory. docs/bench.md ("Pattern evaluation")
+        // may run on has them. It reads no memory. docs/journal.md ("Pattern evaluation")
         // measures what it saves over the loop below.
         unsafe { std::arch::x86_64::_pext_u64(value, mask) as usize }
     }

@@ -178,7 +178,7 @@ weights_struct! {
 }
 
 /// International draughts (10x10, flying kings), the linear evaluation before the block
-/// tables (still the base of Frisian): tuned by Texel's method (docs/bench.md,
+/// tables (still the base of Frisian): tuned by Texel's method (docs/journal.md,
 /// "Tuned evaluation"). First fitted from [`INTERNATIONAL_HAND_SET`] on 2026-11-23 (323,778
 /// positions of 3000 depth-6 games; held-out error 0.08638 -> 0.08394), then refitted the
 /// same day with the column, locked-men and supported-men terms added (all three started at
@@ -233,7 +233,7 @@ pub const INTERNATIONAL_LINEAR: Weights = Weights {
 };
 
 /// International draughts (10x10, flying kings), the weights beside the block tables of the
-/// pattern evaluation: fitted together with them by `damka tune patterns` (docs/bench.md,
+/// pattern evaluation: fitted together with them by `damka tune patterns` (docs/journal.md,
 /// "Pattern evaluation" and "International tables on 14.7 M positions") on 14,684,994 quiet
 /// positions of 130,000 self-play games of three generations (`data/selfplay`), starting from
 /// [`INTERNATIONAL_LINEAR`]; held-out logistic loss 0.614761 -> 0.609246 on the last 5%. They
@@ -348,7 +348,7 @@ pub const FLYING_8X8: Weights = Weights {
 /// Russian draughts (8x8, flying kings, men capture backwards), also Brazilian and Pool
 /// checkers: the linear part of the built-in weights file `src/eval/data/russian.dkw`,
 /// fitted by `damka tune patterns` from [`FLYING_8X8`] together with the block tables on
-/// 3.6 M Russian self-play positions (docs/bench.md, "Russian, Brazilian and Pool with block
+/// 3.6 M Russian self-play positions (docs/journal.md, "Russian, Brazilian and Pool with block
 /// tables"); written here by `scripts/weights_const.py` so that the compiler can fold them.
 pub const RUSSIAN: Weights = Weights {
     man: 100,
@@ -387,7 +387,7 @@ pub const RUSSIAN: Weights = Weights {
 /// Spanish draughts (8x8 mirrored, flying kings, men capture forwards only): the linear part
 /// of the built-in weights file `src/eval/data/spanish.dkw`, fitted by `damka tune patterns`
 /// from [`FLYING_8X8`] together with the block tables on 3.0 M Spanish self-play positions
-/// (docs/bench.md, "Spanish with block tables"); written here by `scripts/weights_const.py`
+/// (docs/journal.md, "Spanish with block tables"); written here by `scripts/weights_const.py`
 /// so that the compiler can fold them.
 pub const SPANISH: Weights = Weights {
     man: 100,
@@ -426,7 +426,7 @@ pub const SPANISH: Weights = Weights {
 /// Czech draughts (8x8, flying kings, men capture forwards only, a capture by a king
 /// first): the linear part of the built-in weights file `src/eval/data/czech.dkw`, fitted
 /// by `damka tune patterns` from [`FLYING_8X8`] together with the block tables on 1.3 M Czech self-play positions
-/// (docs/bench.md, "Czech with block tables"); written here by `scripts/weights_const.py`
+/// (docs/journal.md, "Czech with block tables"); written here by `scripts/weights_const.py`
 /// so that the compiler can fold them.
 pub const CZECH: Weights = Weights {
     man: 100,
@@ -464,8 +464,9 @@ pub const CZECH: Weights = Weights {
 
 /// English / American checkers: the linear part of the built-in weights file
 /// (`src/eval/data/english.dkw`, men and king tables fitted together with these weights by
-/// `damka tune patterns --kings --lambda 0` on 10.0 M self-play positions; docs/bench.md,
-/// "King-aware block tables"), written here by `scripts/weights_const.py`.
+/// `damka tune patterns --kings --lambda 0` on 10.0 M self-play positions; docs/journal.md,
+/// "King-aware block tables on F's data" and "English king tables built in"), written here
+/// by `scripts/weights_const.py`.
 pub const ENGLISH: Weights = Weights {
     man: 100,
     king_opening: 341,
@@ -540,7 +541,7 @@ pub const ENGLISH_HAND_SET: Weights = Weights {
 /// built-in weights file `src/eval/data/italian.dkw`, fitted by `damka tune patterns` from
 /// the hand-set Italian weights (the English hand-set ones with a king at 160 / 170 and
 /// runaways at 55 / 28 / 12) together with the block tables on 3.0 M Italian self-play
-/// positions (docs/bench.md, "Italian with block tables"); written here by
+/// positions (docs/journal.md, "Italian with block tables"); written here by
 /// `scripts/weights_const.py` so that the compiler can fold them.
 pub const ITALIAN: Weights = Weights {
     man: 100,
@@ -606,7 +607,7 @@ pub const ORTHOGONAL_START: Weights = Weights {
 /// Frysk! (Frisian rules, five men a side): the linear part of the built-in weights file
 /// `src/eval/data/frysk.dkw`, fitted by `damka tune patterns` from [`ORTHOGONAL_START`]
 /// together with the block tables and the material prior on 2.1 M frysk! self-play
-/// positions (docs/bench.md, "Frysk! with block tables and the material prior"); written
+/// positions (docs/journal.md, "Frysk! with block tables and the material prior"); written
 /// here by `scripts/weights_const.py` so that the compiler can fold them.
 pub const FRYSK: Weights = Weights {
     man: 100,
@@ -645,7 +646,7 @@ pub const FRYSK: Weights = Weights {
 /// Frisian draughts (10x10, men and kings capture along rows and columns too): the linear
 /// part of the built-in weights file `src/eval/data/frisian.dkw`, fitted by `damka tune
 /// patterns` from [`ORTHOGONAL_START`] together with the block tables on 3.0 M Frisian self-play
-/// positions (docs/bench.md, "Frisian with block tables"); written here by
+/// positions (docs/journal.md, "Frisian with block tables"); written here by
 /// `scripts/weights_const.py` so that the compiler can fold them.
 pub const FRISIAN: Weights = Weights {
     man: 100,

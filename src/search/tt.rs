@@ -244,7 +244,7 @@ fn allocate(count: usize) -> Result<Vec<Bucket>, std::collections::TryReserveErr
 /// Every probe lands in a random bucket, so with 4 KiB pages nearly every probe of a table
 /// of tens of megabytes also misses the TLB; with 2 MiB pages a 64 MB table needs 32 TLB
 /// entries. Most kernels give huge pages only on request (`transparent_hugepage/enabled`
-/// set to `madvise`); docs/bench.md ("Huge pages for the table") measures the gain. Only
+/// set to `madvise`); docs/journal.md ("Huge pages for the table") measures the gain. Only
 /// the 2 MiB-aligned interior of the reserved memory is advised (the allocator aligns the
 /// table to 64 bytes only). A kernel that refuses leaves ordinary pages, which work the same.
 #[cfg(target_os = "linux")]
@@ -376,7 +376,7 @@ impl TranspositionTable {
     /// [`probe`](Self::probe) of the same key soon after finds it there. A search calls it
     /// as soon as a child position's key is known: in a table of tens of megabytes nearly
     /// every probe misses the cache, and that one load was half of `pvs`'s time
-    /// (docs/bench.md, "Prefetching the bucket"). A hint only: it changes no result.
+    /// (docs/journal.md, "Prefetching the bucket"). A hint only: it changes no result.
     #[inline]
     pub fn prefetch(&self, key: u64) {
         let bucket: *const Bucket = self.bucket(key);
