@@ -1,8 +1,8 @@
 //! The built-in block tables of each variant, read once from the weights files compiled into the binary.
 //!
 //! Each file is the output of `damka tune patterns` (docs/tools.md) and carries the other
-//! weights too, as text; those are also compiled in as constants (`weights.rs`), which lets
-//! the compiler fold them, and a test checks that the two agree.
+//! weights too, as text; build.rs turns that text into the constants of `weights.rs`, which
+//! lets the compiler fold them.
 
 use super::patterns::Patterns;
 use crate::rules::Variant;
@@ -92,7 +92,8 @@ mod tests {
     use super::*;
     use crate::eval::weights;
 
-    /// The constants the evaluation folds are the text of each built-in file.
+    /// Each built-in file loads, and the constants build.rs made of its text are what the
+    /// library's own reader of weights text makes of it.
     #[test]
     fn the_built_in_files_load_and_match_the_compiled_weights() {
         let files = [

@@ -30,6 +30,10 @@
 use crate::rules::{Rules, Variant};
 use std::fmt;
 
+// `built_in_weights!(variant)`: the linear weights of `src/eval/data/VARIANT.dkw`, turned into
+// a `Weights` literal by build.rs.
+include!(concat!(env!("OUT_DIR"), "/built_in_weights.rs"));
+
 /// The most ranks a board has (10x10).
 pub const MAX_RANKS: usize = 10;
 
@@ -237,42 +241,9 @@ pub const INTERNATIONAL_LINEAR: Weights = Weights {
 /// "Pattern evaluation" and "International tables on 14.7 M positions") on 14,684,994 quiet
 /// positions of 130,000 self-play games of three generations (`data/selfplay`), starting from
 /// [`INTERNATIONAL_LINEAR`]; held-out logistic loss 0.614761 -> 0.609246 on the last 5%. They
-/// are the text of the built-in weights file
-/// `src/eval/data/international.dkw`, written here by `scripts/weights_const.py` so that the
-/// compiler can fold them; a test checks that the two agree.
-pub const INTERNATIONAL: Weights = Weights {
-    man: 100,
-    king_opening: 403,
-    king_endgame: 101,
-    first_king: 168,
-    advance_opening: [60, 73, 55, 42, 35, 0, -40, -43, 35, 0],
-    advance_endgame: [-35, -28, -24, -19, -14, 12, 32, 64, 23, 0],
-    tempo_opening: 13,
-    tempo_endgame: -5,
-    back_rank: 13,
-    centre: -26,
-    balance: 1,
-    mobility: -3,
-    king_mobility: 4,
-    runaway: [162, 50, 33],
-    king_main_diagonal: 25,
-    king_centre: -5,
-    column: [-4, -7, 0, 0, 27, 12, 10, -4, -3, 9],
-    locked_men: -4,
-    supported_men: -3,
-    back_rank_endgame: -2,
-    centre_endgame: 35,
-    balance_endgame: -17,
-    mobility_endgame: 19,
-    column_endgame: [-2, 1, 21, 10, -17, -2, -7, 16, 4, -16],
-    locked_men_endgame: 25,
-    supported_men_endgame: -11,
-    side_to_move: 6,
-    drawish_pieces: 3,
-    drawish_pieces_diagonal: 0,
-    drawish_divisor: 8,
-    king_parity_divisor: 2,
-};
+/// are the text of the built-in weights file `src/eval/data/international.dkw`, read from that
+/// file when the crate is built (build.rs), so that the compiler can fold them.
+pub const INTERNATIONAL: Weights = built_in_weights!(international);
 
 /// the hand-set international weights that [`INTERNATIONAL_LINEAR`] was tuned from, kept to compare
 /// against (write them with [`Weights::to_text`] and load them with the `EvalFile` option).
@@ -346,160 +317,32 @@ pub const FLYING_8X8: Weights = Weights {
 };
 
 /// Russian draughts (8x8, flying kings, men capture backwards), also Brazilian and Pool
-/// checkers: the linear part of the built-in weights file `src/eval/data/russian.dkw`,
-/// fitted by `damka tune patterns` from [`FLYING_8X8`] together with the block tables on
-/// 3.6 M Russian self-play positions (docs/journal.md, "Russian, Brazilian and Pool with block
-/// tables"); written here by `scripts/weights_const.py` so that the compiler can fold them.
-pub const RUSSIAN: Weights = Weights {
-    man: 100,
-    king_opening: 329,
-    king_endgame: 74,
-    first_king: 343,
-    advance_opening: [89, 92, 13, 0, -14, -13, 25, 0, 0, 0],
-    advance_endgame: [-7, -14, 13, 18, 0, 33, 30, 0, 0, 0],
-    tempo_opening: 41,
-    tempo_endgame: 0,
-    back_rank: 50,
-    centre: -42,
-    balance: 15,
-    mobility: 22,
-    king_mobility: 3,
-    runaway: [123, 56, 48],
-    king_main_diagonal: -39,
-    king_centre: -15,
-    column: [-6, -10, 11, 36, 32, 20, 45, 24, 0, 0],
-    locked_men: 23,
-    supported_men: -8,
-    back_rank_endgame: -34,
-    centre_endgame: 44,
-    balance_endgame: -68,
-    mobility_endgame: 5,
-    column_endgame: [-16, -5, 29, 19, -1, 17, -30, -30, 0, 0],
-    locked_men_endgame: 3,
-    supported_men_endgame: -3,
-    side_to_move: 8,
-    drawish_pieces: 2,
-    drawish_pieces_diagonal: 3,
-    drawish_divisor: 8,
-    king_parity_divisor: 2,
-};
+/// checkers: the linear part of the built-in weights file `src/eval/data/russian.dkw`, fitted
+/// by `damka tune patterns` from [`FLYING_8X8`] together with the block tables on 3.6 M Russian
+/// self-play positions (docs/journal.md, "Russian, Brazilian and Pool with block tables"); read
+/// from that file when the crate is built (build.rs), so that the compiler can fold them.
+pub const RUSSIAN: Weights = built_in_weights!(russian);
 
-/// Spanish draughts (8x8 mirrored, flying kings, men capture forwards only): the linear part
-/// of the built-in weights file `src/eval/data/spanish.dkw`, fitted by `damka tune patterns`
-/// from [`FLYING_8X8`] together with the block tables on 3.0 M Spanish self-play positions
-/// (docs/journal.md, "Spanish with block tables"); written here by `scripts/weights_const.py`
-/// so that the compiler can fold them.
-pub const SPANISH: Weights = Weights {
-    man: 100,
-    king_opening: 305,
-    king_endgame: 235,
-    first_king: 246,
-    advance_opening: [39, 45, -3, -12, -15, 15, 15, 0, 0, 0],
-    advance_endgame: [48, -1, -19, -2, -10, 32, 61, 0, 0, 0],
-    tempo_opening: -5,
-    tempo_endgame: 27,
-    back_rank: 26,
-    centre: -11,
-    balance: -3,
-    mobility: 23,
-    king_mobility: 2,
-    runaway: [109, 55, 23],
-    king_main_diagonal: 19,
-    king_centre: 40,
-    column: [-28, -22, 16, 39, 40, 20, 20, -6, 0, 0],
-    locked_men: 17,
-    supported_men: -3,
-    back_rank_endgame: -3,
-    centre_endgame: -12,
-    balance_endgame: -18,
-    mobility_endgame: 3,
-    column_endgame: [7, -6, 3, -7, -1, 2, 18, 4, 0, 0],
-    locked_men_endgame: 18,
-    supported_men_endgame: -6,
-    side_to_move: 4,
-    drawish_pieces: 2,
-    drawish_pieces_diagonal: 3,
-    drawish_divisor: 8,
-    king_parity_divisor: 2,
-};
+/// Spanish draughts (8x8 mirrored, flying kings, men capture forwards only): the linear part of
+/// the built-in weights file `src/eval/data/spanish.dkw`, fitted by `damka tune patterns` from
+/// [`FLYING_8X8`] together with the block tables on 3.0 M Spanish self-play positions
+/// (docs/journal.md, "Spanish with block tables"); read from that file when the crate is built
+/// (build.rs), so that the compiler can fold them.
+pub const SPANISH: Weights = built_in_weights!(spanish);
 
-/// Czech draughts (8x8, flying kings, men capture forwards only, a capture by a king
-/// first): the linear part of the built-in weights file `src/eval/data/czech.dkw`, fitted
-/// by `damka tune patterns` from [`FLYING_8X8`] together with the block tables on 1.3 M Czech self-play positions
-/// (docs/journal.md, "Czech with block tables"); written here by `scripts/weights_const.py`
-/// so that the compiler can fold them.
-pub const CZECH: Weights = Weights {
-    man: 100,
-    king_opening: 337,
-    king_endgame: 129,
-    first_king: 252,
-    advance_opening: [52, 63, 15, -1, -18, -14, 28, 0, 0, 0],
-    advance_endgame: [36, -15, -12, 2, 10, 53, 24, 0, 0, 0],
-    tempo_opening: 12,
-    tempo_endgame: 5,
-    back_rank: 28,
-    centre: -15,
-    balance: 1,
-    mobility: 22,
-    king_mobility: 6,
-    runaway: [141, 49, 37],
-    king_main_diagonal: -35,
-    king_centre: -15,
-    column: [-28, -24, 13, 30, 49, 30, 33, 11, 0, 0],
-    locked_men: 12,
-    supported_men: -3,
-    back_rank_endgame: -9,
-    centre_endgame: 5,
-    balance_endgame: -25,
-    mobility_endgame: -3,
-    column_endgame: [15, 13, 16, -5, -23, -1, -1, -1, 0, 0],
-    locked_men_endgame: 10,
-    supported_men_endgame: 4,
-    side_to_move: 7,
-    drawish_pieces: 2,
-    drawish_pieces_diagonal: 3,
-    drawish_divisor: 8,
-    king_parity_divisor: 2,
-};
+/// Czech draughts (8x8, flying kings, men capture forwards only, a capture by a king first):
+/// the linear part of the built-in weights file `src/eval/data/czech.dkw`, fitted by `damka
+/// tune patterns` from [`FLYING_8X8`] together with the block tables on 1.3 M Czech self-play
+/// positions (docs/journal.md, "Czech with block tables"); read from that file when the crate
+/// is built (build.rs), so that the compiler can fold them.
+pub const CZECH: Weights = built_in_weights!(czech);
 
 /// English / American checkers: the linear part of the built-in weights file
 /// (`src/eval/data/english.dkw`, men and king tables fitted together with these weights by
 /// `damka tune patterns --kings --lambda 0` on 10.0 M self-play positions; docs/journal.md,
-/// "King-aware block tables on F's data" and "English king tables built in"), written here
-/// by `scripts/weights_const.py`.
-pub const ENGLISH: Weights = Weights {
-    man: 100,
-    king_opening: 341,
-    king_endgame: 122,
-    first_king: 36,
-    advance_opening: [70, 57, 28, 19, -1, -21, -4, 0, 0, 0],
-    advance_endgame: [46, 26, 27, 33, 34, 16, -50, 0, 0, 0],
-    tempo_opening: 4,
-    tempo_endgame: 8,
-    back_rank: 21,
-    centre: -27,
-    balance: 0,
-    mobility: 4,
-    king_mobility: 4,
-    runaway: [60, 2, -3],
-    king_main_diagonal: -4,
-    king_centre: 11,
-    column: [1, 9, 38, 50, 54, 43, 39, 24, 0, 0],
-    locked_men: 5,
-    supported_men: -6,
-    back_rank_endgame: -20,
-    centre_endgame: 12,
-    balance_endgame: -12,
-    mobility_endgame: 8,
-    column_endgame: [46, 44, 13, -10, -14, 1, 1, 36, 0, 0],
-    locked_men_endgame: 12,
-    supported_men_endgame: 4,
-    side_to_move: 1,
-    drawish_pieces: 0,
-    drawish_pieces_diagonal: 0,
-    drawish_divisor: 1,
-    king_parity_divisor: 1,
-};
+/// "King-aware block tables on F's data" and "English king tables built in"), read from that
+/// file when the crate is built (build.rs).
+pub const ENGLISH: Weights = built_in_weights!(english);
 
 /// Short kings on 8x8, set by hand: the base of towers (and where the Italian fit started), the stand-in for
 /// Turkish's weight text, and English's set before the fit.
@@ -538,44 +381,12 @@ pub const ENGLISH_HAND_SET: Weights = Weights {
 };
 
 /// Italian draughts (8x8, short kings that men may not capture): the linear part of the
-/// built-in weights file `src/eval/data/italian.dkw`, fitted by `damka tune patterns` from
-/// the hand-set Italian weights (the English hand-set ones with a king at 160 / 170 and
-/// runaways at 55 / 28 / 12) together with the block tables on 3.0 M Italian self-play
-/// positions (docs/journal.md, "Italian with block tables"); written here by
-/// `scripts/weights_const.py` so that the compiler can fold them.
-pub const ITALIAN: Weights = Weights {
-    man: 100,
-    king_opening: 383,
-    king_endgame: 126,
-    first_king: 42,
-    advance_opening: [54, 38, 19, 4, 2, -13, 2, 0, 0, 0],
-    advance_endgame: [-9, 2, 20, 25, 37, 17, -42, 0, 0, 0],
-    tempo_opening: 8,
-    tempo_endgame: 4,
-    back_rank: 30,
-    centre: -19,
-    balance: 3,
-    mobility: 1,
-    king_mobility: 0,
-    runaway: [78, 8, 2],
-    king_main_diagonal: -5,
-    king_centre: 6,
-    column: [-4, 2, 11, 28, 34, 20, 17, 13, 0, 0],
-    locked_men: 11,
-    supported_men: -7,
-    back_rank_endgame: -32,
-    centre_endgame: 0,
-    balance_endgame: -18,
-    mobility_endgame: 19,
-    column_endgame: [9, 21, 6, -6, -24, 6, 1, 18, 0, 0],
-    locked_men_endgame: -19,
-    supported_men_endgame: 11,
-    side_to_move: 3,
-    drawish_pieces: 0,
-    drawish_pieces_diagonal: 0,
-    drawish_divisor: 1,
-    king_parity_divisor: 1,
-};
+/// built-in weights file `src/eval/data/italian.dkw`, fitted by `damka tune patterns` from the
+/// hand-set Italian weights (the English hand-set ones with a king at 160 / 170 and runaways at
+/// 55 / 28 / 12) together with the block tables on 3.0 M Italian self-play positions
+/// (docs/journal.md, "Italian with block tables"); read from that file when the crate is built
+/// (build.rs), so that the compiler can fold them.
+pub const ITALIAN: Weights = built_in_weights!(italian);
 
 /// The COMP10002 towers variant: towers step one square in every direction; capturing is
 /// optional and one jump at a time, so a tower is hard to win back. The assignment's own
@@ -606,81 +417,17 @@ pub const ORTHOGONAL_START: Weights = Weights {
 
 /// Frysk! (Frisian rules, five men a side): the linear part of the built-in weights file
 /// `src/eval/data/frysk.dkw`, fitted by `damka tune patterns` from [`ORTHOGONAL_START`]
-/// together with the block tables and the material prior on 2.1 M frysk! self-play
-/// positions (docs/journal.md, "Frysk! with block tables and the material prior"); written
-/// here by `scripts/weights_const.py` so that the compiler can fold them.
-pub const FRYSK: Weights = Weights {
-    man: 100,
-    king_opening: 424,
-    king_endgame: 383,
-    first_king: 14,
-    advance_opening: [31, 29, 26, 15, 9, 0, -37, 34, 16, 0],
-    advance_endgame: [22, 19, -23, -59, -71, -27, 12, 117, 56, 0],
-    tempo_opening: 7,
-    tempo_endgame: 18,
-    back_rank: 10,
-    centre: -14,
-    balance: -8,
-    mobility: 1,
-    king_mobility: 15,
-    runaway: [206, 13, 43],
-    king_main_diagonal: 103,
-    king_centre: -50,
-    column: [-8, 0, -8, -13, -19, -13, -11, 12, 8, 11],
-    locked_men: 2,
-    supported_men: -18,
-    back_rank_endgame: 53,
-    centre_endgame: 15,
-    balance_endgame: 16,
-    mobility_endgame: 27,
-    column_endgame: [17, -4, 5, -3, 2, 20, -10, 5, -1, 10],
-    locked_men_endgame: 35,
-    supported_men_endgame: 6,
-    side_to_move: 6,
-    drawish_pieces: 3,
-    drawish_pieces_diagonal: 0,
-    drawish_divisor: 8,
-    king_parity_divisor: 2,
-};
+/// together with the block tables and the material prior on 2.1 M frysk! self-play positions
+/// (docs/journal.md, "Frysk! with block tables and the material prior"); read from that file
+/// when the crate is built (build.rs), so that the compiler can fold them.
+pub const FRYSK: Weights = built_in_weights!(frysk);
 
-/// Frisian draughts (10x10, men and kings capture along rows and columns too): the linear
-/// part of the built-in weights file `src/eval/data/frisian.dkw`, fitted by `damka tune
-/// patterns` from [`ORTHOGONAL_START`] together with the block tables on 3.0 M Frisian self-play
-/// positions (docs/journal.md, "Frisian with block tables"); written here by
-/// `scripts/weights_const.py` so that the compiler can fold them.
-pub const FRISIAN: Weights = Weights {
-    man: 100,
-    king_opening: 162,
-    king_endgame: 349,
-    first_king: -25,
-    advance_opening: [10, 5, 10, 22, 50, 34, 14, -25, -26, 0],
-    advance_endgame: [10, 0, -15, -16, -20, 0, -7, 71, 51, 0],
-    tempo_opening: -17,
-    tempo_endgame: 3,
-    back_rank: -9,
-    centre: -41,
-    balance: 3,
-    mobility: -8,
-    king_mobility: 9,
-    runaway: [107, 24, 32],
-    king_main_diagonal: 58,
-    king_centre: -44,
-    column: [-3, -2, -6, -17, 5, -6, -3, -4, -4, 18],
-    locked_men: -11,
-    supported_men: -1,
-    back_rank_endgame: 16,
-    centre_endgame: 29,
-    balance_endgame: -12,
-    mobility_endgame: 24,
-    column_endgame: [22, 3, 29, 30, -9, -2, -3, 11, 13, -3],
-    locked_men_endgame: 27,
-    supported_men_endgame: 10,
-    side_to_move: 1,
-    drawish_pieces: 3,
-    drawish_pieces_diagonal: 0,
-    drawish_divisor: 8,
-    king_parity_divisor: 2,
-};
+/// Frisian draughts (10x10, men and kings capture along rows and columns too): the linear part
+/// of the built-in weights file `src/eval/data/frisian.dkw`, fitted by `damka tune patterns`
+/// from [`ORTHOGONAL_START`] together with the block tables on 3.0 M Frisian self-play
+/// positions (docs/journal.md, "Frisian with block tables"); read from that file when the crate
+/// is built (build.rs), so that the compiler can fold them.
+pub const FRISIAN: Weights = built_in_weights!(frisian);
 
 /// The default weights of a variant.
 pub const fn for_variant(variant: Variant) -> &'static Weights {
