@@ -14,6 +14,7 @@
 //! optionally with an L2 pull towards the hand-set values. The errors printed before and
 //! after come from the real integer evaluation, not from the feature model.
 
+use super::training_data;
 use damka::eval::weights::for_variant;
 use damka::eval::{Weights, evaluate_with, lead_divisors};
 use damka::notation::fen::parse_fen;
@@ -387,6 +388,10 @@ pub fn run_fit(
             return 2;
         }
     };
+    if let Err(message) = training_data::check(file, text.as_bytes()) {
+        eprintln!("damka tune fit: {message}");
+        return 2;
+    }
     let report = with_variant!(variant, R => fit_file::<R>(&text, config));
     let Some((tuned, summary)) = report else {
         eprintln!("damka tune fit: no usable positions in {}", file.display());

@@ -28,6 +28,7 @@
 //! keeping the best weights seen (early stopping). The losses printed at the end come from
 //! the real integer evaluation with the written file, beside those of the starting weights.
 
+use super::training_data::{self, Provenance};
 use super::tune_fit::{
     Dataset, FitConfig, ScoredSamples, extract, fit_k, for_white, log_loss, mean_losses,
     read_scored_samples, sigmoid, trainable,
@@ -405,9 +406,13 @@ fn read_files<R: Rules>(files: &[PathBuf], threads: usize) -> Result<ScoredSampl
     let mut samples = Vec::new();
     let mut scores = Vec::new();
     let mut bad = 0;
+    let mut published = 0;
     for file in files {
         let text = std::fs::read_to_string(file)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        if training_data::check(file, text.as_bytes())? == Provenance::Published {
+            published += 1;
+        }
         let lines: Vec<&str> = text.lines().collect();
         let chunk = lines.len().div_ceil(threads.max(1)).max(1);
         let parts: Vec<ScoredSamples<R>> = std::thread::scope(|scope| {
@@ -426,6 +431,10 @@ fn read_files<R: Rules>(files: &[PathBuf], threads: usize) -> Result<ScoredSampl
             bad += part.bad;
         }
     }
+    eprintln!(
+        "{published} of {} files are published chunks, each as data/selfplay.sha256 has it",
+        files.len()
+    );
     Ok(ScoredSamples {
         samples,
         scores,
