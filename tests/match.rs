@@ -533,14 +533,27 @@ fn a_dxp_engine_plays_through_its_port_and_pydraughts_replays_the_games() {
 /// A terminal's Ctrl-C: SIGINT to the whole process group (the match and the engines it
 /// started) in the middle of a match. Every game the match reported as finished is in the PDN,
 /// complete, and pydraughts replays each one; the file holds no half-written game.
+///
+/// The match starts with SIGINT's default action, as under a terminal, whatever the suite
+/// inherited: a background job of a shell script (`nohup bash .ci/run &`) starts with SIGINT
+/// ignored, which every child inherits, and the signal would then do nothing. GNU env's
+/// `--default-signal` sets the default back before it runs damka.
 #[test]
 fn ctrl_c_leaves_every_finished_game_in_a_pdn_that_pydraughts_reads() {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
     use std::time::Instant;
+    let resets = Command::new("env")
+        .args(["--default-signal=INT", "true"])
+        .status();
+    assert!(
+        resets.is_ok_and(|status| status.success()),
+        "this test needs GNU env (coreutils 8.31 or later) for --default-signal"
+    );
     let pdn = scratch("ctrl-c.pdn");
     let stderr_path = scratch("ctrl-c.err");
-    let mut child = common::without_default_tables(&mut Command::new(DAMKA))
+    let mut child = common::without_default_tables(&mut Command::new("env"))
+        .args(["--default-signal=INT", DAMKA])
         .args(["match", "--variant", "english", "--games", "200"])
         .args([
             "--concurrency",
