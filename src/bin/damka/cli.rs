@@ -81,7 +81,7 @@ enum Command {
     /// docs/dxp.md.
     ///
     /// Example: damka dxp --listen 27531 --movetime 500
-    Dxp(Box<damka::protocol::dxp::DxpArgs>),
+    Dxp(Box<crate::dxp_args::DxpArgs>),
     /// Load a CheckerBoard engine library (getmove, enginecommand) and speak damka's UCI
     /// dialect for it on stdin and stdout: what `damka match` runs for `proto=cb` engines;
     /// see docs/checkerboard.md.
@@ -261,7 +261,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             depth,
         }) => with_variant!(variant, R => run_perft::<R>(fen.as_deref(), divide, depth)),
         Some(Command::Hub) => damka::protocol::hub::run(),
-        Some(Command::Dxp(args)) => damka::protocol::dxp::run(*args),
+        Some(Command::Dxp(args)) => damka::protocol::dxp::run(args.into_config()),
         Some(Command::Towers) => crate::towers::run(),
         Some(Command::CbEngine(args)) => crate::cb_engine::run(args),
         Some(Command::Play {

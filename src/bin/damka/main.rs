@@ -7,6 +7,7 @@ mod bench;
 mod build_info;
 mod cb_engine;
 mod cli;
+mod dxp_args;
 mod tools;
 mod towers;
 

@@ -26,102 +26,70 @@ pub const DEFAULT_PORT: u16 = 27531;
 /// How long `--connect` keeps trying to reach a server that is not listening yet.
 const CONNECT_PATIENCE: Duration = Duration::from_secs(10);
 
-const EXAMPLES: &str = "\
-Examples:
-  damka dxp --listen 27531
-  damka dxp --listen 127.0.0.1:27531 --movetime 500 --hash 128
-  damka dxp --connect 127.0.0.1:27531 --color black --minutes 5 --moves 75 --games 2
-
-DXP is a 10x10 protocol: damka plays international draughts over it. See docs/dxp.md.";
-
-/// A colour on the command line.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    /// White (DXP `W`).
-    White,
-    /// Black (DXP `Z`).
-    Black,
+/// What `damka dxp` does with its connection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DxpMode {
+    /// Wait for connections on `PORT` or `HOST:PORT` (`HOST` 0.0.0.0, every interface, when
+    /// only a port is given; port 0 picks a free one) and answer their game requests, one
+    /// connection at a time, for ever.
+    Listen(String),
+    /// Connect to a DXP engine at `HOST:PORT` (retrying for a while when it does not answer)
+    /// and request games.
+    Connect {
+        /// `HOST:PORT`.
+        address: String,
+        /// damka's colour in the first game (colours alternate after each game).
+        color: Color,
+        /// Each side's thinking time for the whole game, in minutes (0: no game clock; at
+        /// most 999).
+        minutes: u32,
+        /// The number of moves of the game (0: no limit; at most 999).
+        moves: u32,
+        /// The games to play before disconnecting (at least 1).
+        games: u32,
+        /// A PDN FEN to start every game from instead of the start position.
+        fen: Option<String>,
+    },
 }
 
-/// The command line of `damka dxp`.
-#[derive(clap::Args, Debug)]
-#[command(after_help = EXAMPLES)]
-pub struct DxpArgs {
-    /// Wait for connections on PORT or HOST:PORT (HOST defaults to 0.0.0.0, every interface; port 0
-    /// picks a free one) and answer their game requests, one connection at a time, for ever.
-    #[arg(
-        long,
-        value_name = "[HOST:]PORT",
-        conflicts_with = "connect",
-        required_unless_present = "connect"
-    )]
-    pub listen: Option<String>,
-    /// Connect to a DXP engine at HOST:PORT and request games (retrying for 10 s while it
-    /// does not answer).
-    #[arg(long, value_name = "HOST:PORT")]
-    pub connect: Option<String>,
-    /// With --connect: damka's colour in the first game (colours alternate after each game).
-    #[arg(long, value_enum, default_value = "white")]
-    pub color: Side,
-    /// With --connect: each side's thinking time for the whole game, in minutes (0: no game
-    /// clock).
-    #[arg(long, default_value_t = 5)]
-    pub minutes: u32,
-    /// With --connect: the number of moves of the game; either side ends it when they have
-    /// been played (0: no limit).
-    #[arg(long, default_value_t = 75)]
-    pub moves: u32,
-    /// With --connect: the games to play before disconnecting.
-    #[arg(long, default_value_t = 1)]
-    pub games: u32,
-    /// With --connect: start every game from this PDN FEN instead of the start position.
-    #[arg(long)]
-    pub fen: Option<String>,
-    /// Think this many milliseconds a move, whatever the game clock (default: the game
-    /// clock; 1000 ms when the request has none).
-    #[arg(long)]
+/// The settings of `damka dxp`: its mode and the engine's options. The engine options left
+/// `None` keep the engine's defaults; an error names the setting by its command-line flag.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DxpConfig {
+    /// Listen or connect.
+    pub mode: DxpMode,
+    /// Milliseconds to think a move, whatever the game clock (default: the game clock; 1000
+    /// ms when the request has none); at least 1.
     pub movetime: Option<u64>,
-    /// Transposition table size in MB.
-    #[arg(long)]
+    /// Transposition table size in MB (the engine option Hash).
     pub hash: Option<u64>,
-    /// Search threads.
-    #[arg(long)]
+    /// Search threads (Threads).
     pub threads: Option<u64>,
-    /// A weights file for the evaluation (as the UCI option EvalFile).
-    #[arg(long)]
+    /// A weights file for the evaluation (EvalFile).
     pub eval_file: Option<String>,
-    /// A directory of endgame tables (as the UCI option EGTBPath, docs/egtb.md).
-    #[arg(long)]
+    /// A directory of endgame tables (EGTBPath).
     pub egtb_path: Option<String>,
-    /// MB of endgame-table blocks kept in memory (as the UCI option EGTBCache; 0: no tables).
-    #[arg(long)]
+    /// MB of endgame-table blocks kept in memory (EGTBCache).
     pub egtb_cache: Option<u64>,
-    /// An opening book file (as the UCI option BookFile, docs/book.md).
-    #[arg(long)]
+    /// An opening book file (BookFile).
     pub book_file: Option<String>,
-    /// Play without the opening book (as the UCI option Book false).
-    #[arg(long)]
+    /// Play without the opening book (Book false).
     pub no_book: bool,
     /// Plies from the game's start in which any book move within the margin may be played
-    /// (as the UCI option BookPly).
-    #[arg(long)]
+    /// (BookPly).
     pub book_ply: Option<u32>,
-    /// Centi-men below the best within which book moves are played at random (as the UCI
-    /// option BookMargin).
-    #[arg(long)]
+    /// Centi-men below the best within which book moves are played at random (BookMargin).
     pub book_margin: Option<u32>,
-    /// Playing strength from 0 to 20, full strength (as the UCI option Skill Level).
-    #[arg(long)]
+    /// Playing strength from 0 to 20 (Skill Level).
     pub level: Option<u32>,
     /// Our name in game requests and acceptances (at most 32 characters are sent).
-    #[arg(long, default_value = "damka")]
     pub name: String,
 }
 
 /// Runs `damka dxp`; the exit code (2 after a usage error, 1 when the connection cannot be
 /// made).
-pub fn run(args: DxpArgs) -> i32 {
-    match run_checked(args) {
+pub fn run(config: DxpConfig) -> i32 {
+    match run_checked(config) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("damka dxp: {error}");
@@ -130,22 +98,22 @@ pub fn run(args: DxpArgs) -> i32 {
     }
 }
 
-fn run_checked(args: DxpArgs) -> Result<i32, String> {
+fn run_checked(config: DxpConfig) -> Result<i32, String> {
     let (mut engine, events) = Engine::new();
     engine
         .set_variant(Variant::International)
         .map_err(|e| e.to_string())?;
     let settings = [
-        ("Hash", args.hash.map(|v| v.to_string())),
-        ("Threads", args.threads.map(|v| v.to_string())),
-        ("EvalFile", args.eval_file.clone()),
-        ("EGTBCache", args.egtb_cache.map(|v| v.to_string())),
-        ("EGTBPath", args.egtb_path.clone()),
-        ("BookFile", args.book_file.clone()),
-        ("Book", args.no_book.then(|| "false".to_string())),
-        ("BookPly", args.book_ply.map(|v| v.to_string())),
-        ("BookMargin", args.book_margin.map(|v| v.to_string())),
-        ("Skill Level", args.level.map(|v| v.to_string())),
+        ("Hash", config.hash.map(|v| v.to_string())),
+        ("Threads", config.threads.map(|v| v.to_string())),
+        ("EvalFile", config.eval_file.clone()),
+        ("EGTBCache", config.egtb_cache.map(|v| v.to_string())),
+        ("EGTBPath", config.egtb_path.clone()),
+        ("BookFile", config.book_file.clone()),
+        ("Book", config.no_book.then(|| "false".to_string())),
+        ("BookPly", config.book_ply.map(|v| v.to_string())),
+        ("BookMargin", config.book_margin.map(|v| v.to_string())),
+        ("Skill Level", config.level.map(|v| v.to_string())),
     ];
     for (name, value) in settings {
         if let Some(value) = value {
@@ -154,52 +122,74 @@ fn run_checked(args: DxpArgs) -> Result<i32, String> {
                 .map_err(|e| format!("--{}: {e}", flag_of(name)))?;
         }
     }
-    if args.movetime == Some(0) {
+    if config.movetime == Some(0) {
         return Err("--movetime must be at least 1".into());
     }
     let play = Play {
-        name: args.name.clone(),
-        movetime: args.movetime.map(Duration::from_millis),
+        name: config.name.clone(),
+        movetime: config.movetime.map(Duration::from_millis),
         no_clock_movetime: Duration::from_millis(1000),
     };
-    if let Some(listen) = &args.listen {
-        let address = listen_address(listen)?;
-        let listener =
-            TcpListener::bind(address).map_err(|e| format!("cannot listen on {address}: {e}"))?;
-        let bound = listener.local_addr().map_err(|e| e.to_string())?;
-        say(&format!("dxp: listening on {bound}"));
-        serve(listener, &mut engine, &events, &play);
-        return Ok(0);
+    match config.mode {
+        DxpMode::Listen(listen) => {
+            let address = listen_address(&listen)?;
+            let listener = TcpListener::bind(address)
+                .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+            let bound = listener.local_addr().map_err(|e| e.to_string())?;
+            say(&format!("dxp: listening on {bound}"));
+            serve(listener, &mut engine, &events, &play);
+            Ok(0)
+        }
+        DxpMode::Connect {
+            address,
+            color,
+            minutes,
+            moves,
+            games,
+            fen,
+        } => {
+            let start = match &fen {
+                None => crate::position::Position::start(),
+                Some(fen) => parse_fen::<International>(fen).map_err(|e| format!("--fen: {e}"))?,
+            };
+            if games == 0 {
+                return Err("--games must be at least 1".into());
+            }
+            if minutes > 999 || moves > 999 {
+                return Err("--minutes and --moves have three digits in DXP (at most 999)".into());
+            }
+            let request = Request {
+                color,
+                minutes,
+                moves,
+                games,
+                start,
+            };
+            Ok(request_games(
+                &address,
+                request,
+                &mut engine,
+                &events,
+                &play,
+            ))
+        }
     }
-    let target = args
-        .connect
-        .as_deref()
-        .expect("clap requires --listen or --connect");
-    let start = match &args.fen {
-        None => crate::position::Position::start(),
-        Some(fen) => parse_fen::<International>(fen).map_err(|e| format!("--fen: {e}"))?,
-    };
-    if args.games == 0 {
-        return Err("--games must be at least 1".into());
-    }
-    if args.minutes > 999 || args.moves > 999 {
-        return Err("--minutes and --moves have three digits in DXP (at most 999)".into());
-    }
-    let request = Request {
-        color: match args.color {
-            Side::White => Color::White,
-            Side::Black => Color::Black,
-        },
-        minutes: args.minutes,
-        moves: args.moves,
-        games: args.games,
-        start,
-    };
+}
+
+/// Connects to `target` and plays the games of `request`; the exit code (1 when the
+/// connection cannot be made).
+fn request_games(
+    target: &str,
+    request: Request,
+    engine: &mut Engine,
+    events: &Receiver<Event>,
+    play: &Play,
+) -> i32 {
     let stream = match connect(target) {
         Ok(stream) => stream,
         Err(error) => {
             eprintln!("damka dxp: {error}");
-            return Ok(1);
+            return 1;
         }
     };
     say(&format!("dxp: connected to {target}"));
@@ -210,13 +200,13 @@ fn run_checked(args: DxpArgs) -> Result<i32, String> {
     };
     Session::run(
         stream,
-        &mut engine,
-        &events,
-        &play,
+        engine,
+        events,
+        play,
         Role::Initiator(request),
         &mut print,
     );
-    Ok(0)
+    0
 }
 
 fn flag_of(option: &str) -> &'static str {
