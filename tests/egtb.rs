@@ -3,7 +3,7 @@
 mod common;
 
 use common::retro::{Tablebase, Value as RetroValue};
-use damka::egtb::generate::{generate, verify};
+use damka::egtb::generate::{NoProgress, generate, verify};
 use damka::egtb::probe::Tables;
 use damka::egtb::{Material, Value, positions_with};
 use damka::rules::{English, International, Russian};
@@ -49,12 +49,12 @@ fn retro_value(value: RetroValue) -> Value {
 /// index, un-moves and a distance-ordered queue).
 fn generate_and_cross_check<R: Rules>(name: &str, pieces: usize) {
     let dir = scratch(name);
-    let report = generate::<R>(&dir, pieces, 2, false).expect("generation succeeds");
+    let report = generate::<R>(&dir, pieces, 2).expect("generation succeeds");
     assert_eq!(report.loaded, 0);
     let (tables, errors) = Tables::open::<R>(&dir);
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(tables.len(), Material::all::<R>(pieces).len());
-    let checked = verify::<R>(&tables, 2, false);
+    let checked = verify::<R>(&tables, 2, &mut NoProgress);
     assert_eq!(checked.mismatch_count, 0, "{:?}", checked.mismatches);
     assert!(checked.wins > 0 && checked.draws > 0 && checked.losses > 0);
 
@@ -79,7 +79,7 @@ fn generate_and_cross_check<R: Rules>(name: &str, pieces: usize) {
     assert!(compared > 1000, "compared only {compared}");
 
     // A second run finds every file valid and solves nothing.
-    let again = generate::<R>(&dir, pieces, 2, false).expect("resume succeeds");
+    let again = generate::<R>(&dir, pieces, 2).expect("resume succeeds");
     assert_eq!(again.solved.len(), 0);
     assert_eq!(again.loaded, tables.len());
 }
@@ -103,14 +103,14 @@ fn russian_tables_agree_with_the_retrograde_solver() {
 #[test]
 fn a_damaged_file_is_regenerated() {
     let dir = scratch("resume");
-    generate::<English>(&dir, 2, 1, false).expect("generation succeeds");
+    generate::<English>(&dir, 2, 1).expect("generation succeeds");
     let victim = dir.join("english").join("wm0wk1bm0bk1.dtm");
     let bytes = std::fs::read(&victim).unwrap();
     std::fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
     let (_, errors) = Tables::open::<English>(&dir);
     assert_eq!(errors.len(), 1);
     assert!(errors[0].to_string().contains("truncated"), "{}", errors[0]);
-    let report = generate::<English>(&dir, 2, 1, false).expect("resume succeeds");
+    let report = generate::<English>(&dir, 2, 1).expect("resume succeeds");
     assert_eq!(
         report.solved.len(),
         1,
@@ -224,7 +224,7 @@ fn probe_command_answers_refuses_and_reports_bad_files() {
 #[test]
 fn table_moves_convert_every_sampled_win() {
     let dir = scratch("convert");
-    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    generate::<English>(&dir, 3, 2).expect("generation succeeds");
     let (tables, _) = Tables::open::<English>(&dir);
     let mut wins = 0;
     for slice in tables.slices() {
@@ -266,7 +266,7 @@ fn table_moves_convert_every_sampled_win() {
 #[test]
 fn the_engine_with_tables_converts_sampled_wins() {
     let dir = scratch("engine-convert");
-    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    generate::<English>(&dir, 3, 2).expect("generation succeeds");
     let (tables, _) = Tables::open::<English>(&dir);
     let result =
         damka::egtb::convert::convert_wins::<English>(&std::sync::Arc::new(tables), 3, 300, 3);
@@ -282,7 +282,7 @@ fn uci_option_loads_tables_and_reports_hits() {
     use common::process::run_damka;
     use std::time::Duration;
     let dir = scratch("uci");
-    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    generate::<English>(&dir, 3, 2).expect("generation succeeds");
     let dir_text = dir.to_str().unwrap();
     let input = format!(
         "setoption name EGTBPath value {dir_text}\nposition fen W:WK14,K15:BK28\ngo depth 3\n"
@@ -332,7 +332,7 @@ fn uci_option_set_before_the_variant_loads_with_it() {
     use common::process::run_damka;
     use std::time::Duration;
     let dir = scratch("uci-order");
-    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    generate::<English>(&dir, 3, 2).expect("generation succeeds");
     let dir_text = dir.to_str().unwrap();
     let input = format!(
         "setoption name Variant value international\nsetoption name EGTBPath value {dir_text}\n\
@@ -375,7 +375,7 @@ fn deep_searches_agree_with_the_tables() {
     use damka::search::tt::TranspositionTable;
     use damka::search::{GameContext, Limits, Searcher, Shared};
     let dir = scratch("search");
-    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    generate::<English>(&dir, 3, 2).expect("generation succeeds");
     let (tables, _) = Tables::open::<English>(&dir);
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -422,7 +422,7 @@ fn deep_searches_agree_with_the_tables() {
 #[test]
 fn tables_read_on_demand_agree_with_tables_loaded_whole() {
     let dir = scratch("on-demand");
-    generate::<English>(&dir, 4, 2, false).expect("generation succeeds");
+    generate::<English>(&dir, 4, 2).expect("generation succeeds");
     let (whole, errors) = Tables::open::<English>(&dir);
     assert!(errors.is_empty(), "{errors:?}");
     // 64 KB: 16 blocks of 4,096 values, far fewer than the slices hold.
@@ -463,7 +463,7 @@ fn the_engine_reads_the_default_directory_at_start() {
     use std::time::Duration;
     let data = scratch("xdg");
     let tables = data.join("damka").join("egtb");
-    generate::<English>(&tables, 3, 2, false).expect("generation succeeds");
+    generate::<English>(&tables, 3, 2).expect("generation succeeds");
     let run = |input: &str| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_damka"));
         command.env_remove("RUST_LOG").env("XDG_DATA_HOME", &data);
@@ -494,7 +494,7 @@ fn the_engine_reads_the_default_directory_at_start() {
     assert!(hits(&out), "and back on:\n{out}");
     // A directory with international tables only: kept, and no English tables probed.
     let elsewhere = scratch("xdg-elsewhere");
-    generate::<International>(&elsewhere, 2, 1, false).expect("generation succeeds");
+    generate::<International>(&elsewhere, 2, 1).expect("generation succeeds");
     let out = run(&format!(
         "setoption name EGTBPath value {}\n{probe}",
         elsewhere.display()
@@ -525,7 +525,7 @@ fn the_engine_reads_the_default_directory_at_start() {
 #[test]
 fn status_lists_what_a_directory_holds() {
     let dir = scratch("status");
-    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    generate::<English>(&dir, 3, 2).expect("generation succeeds");
     std::fs::remove_file(dir.join("english").join("wm1wk1bm1bk0.dtm")).unwrap();
     let (code, out, err) = damka(&["egtb", "status", "--dir", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -569,7 +569,7 @@ fn downgrade(path: &Path) {
 #[test]
 fn version_1_files_are_read_and_upgraded() {
     let dir = scratch("upgrade");
-    generate::<English>(&dir, 3, 2, false).expect("generation succeeds");
+    generate::<English>(&dir, 3, 2).expect("generation succeeds");
     let (before, _) = Tables::open::<English>(&dir);
     let folder = dir.join("english");
     for entry in std::fs::read_dir(&folder).unwrap() {

@@ -23,7 +23,6 @@ use crate::board::{Dir, Geometry};
 use crate::movegen::{MoveList, king_reach};
 use crate::position::Position;
 use crate::rules::{Color, Rules};
-use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
@@ -31,6 +30,24 @@ use std::time::{Duration, Instant};
 
 /// Positions one thread takes at a time.
 const CHUNK: u64 = 1 << 14;
+
+/// Where [`generate_with`] and [`verify`] report how far they are, for a progress display.
+/// Every call comes from the thread that called them; each method does nothing by default.
+pub trait Progress {
+    /// The work begins: `total` positions.
+    fn start(&mut self, _total: u64) {}
+    /// What is being done now (a slice and its pass).
+    fn message(&mut self, _text: &str) {}
+    /// `positions` more are done.
+    fn advance(&mut self, _positions: u64) {}
+    /// The work is over.
+    fn finish(&mut self) {}
+}
+
+/// No progress display.
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
 
 /// One solved slice: its material, positions, seconds (the pair's time shared between its
 /// slices) and file bytes.
@@ -291,7 +308,7 @@ fn solve_pair<R: Rules>(
     tables: &Tables,
     pair: &[Material],
     threads: usize,
-    bar: &ProgressBar,
+    progress: &mut dyn Progress,
 ) -> Result<Vec<Vec<AtomicU64>>, String> {
     type G<R> = <R as Rules>::Geometry;
     let slices: Vec<&Arc<Slice>> = pair
@@ -321,7 +338,7 @@ fn solve_pair<R: Rules>(
     // be looked at in a given pass.
     let mut decided_at: Vec<Vec<u64>> = vec![Vec::new(); 256];
     let mut scheduled: Vec<Vec<u64>> = vec![Vec::new(); 256];
-    bar.set_message(format!("{} first pass", pair[0]));
+    progress.message(&format!("{} first pass", pair[0]));
     // White's men are crowned on the first row; those on the second may promote.
     let crowning = Position::<R>::promotion_row(Color::White);
     let next_to_crown =
@@ -445,7 +462,7 @@ fn solve_pair<R: Rules>(
             ));
         }
         if pass > 0 {
-            bar.set_message(format!("{} pass {pass}", pair[0]));
+            progress.message(&format!("{} pass {pass}", pair[0]));
             let code = pass as u8 + 1;
             let win = pass % 2 == 1;
             // Decides a position in this pass unless it was decided before.
@@ -548,23 +565,19 @@ fn check_successors_covered<R: Rules>(tables: &Tables, material: Material) -> Re
 }
 
 /// Generates (or loads, where valid files exist) every slice of `R` up to `max_pieces`
-/// pieces under `dir`, with a progress bar on stderr.
-pub fn generate<R: Rules>(
-    dir: &Path,
-    max_pieces: usize,
-    threads: usize,
-    show_progress: bool,
-) -> Result<Report, String> {
-    generate_with::<R>(dir, max_pieces, threads, show_progress, &mut |_| {})
+/// pieces under `dir`.
+pub fn generate<R: Rules>(dir: &Path, max_pieces: usize, threads: usize) -> Result<Report, String> {
+    generate_with::<R>(dir, max_pieces, threads, &mut NoProgress, &mut |_| {})
 }
 
-/// [`generate`], calling `on_solved` with each solved slice's line of [`Report::solved`]
-/// (material, positions, seconds, file bytes) as soon as its file is written.
+/// [`generate`], reporting its progress to `progress` and calling `on_solved` with each
+/// solved slice's line of [`Report::solved`] (material, positions, seconds, file bytes) as
+/// soon as its file is written.
 pub fn generate_with<R: Rules>(
     dir: &Path,
     max_pieces: usize,
     threads: usize,
-    show_progress: bool,
+    progress: &mut dyn Progress,
     on_solved: &mut dyn FnMut(&Solved),
 ) -> Result<Report, String> {
     let family =
@@ -572,18 +585,7 @@ pub fn generate_with<R: Rules>(
     let started = Instant::now();
     let materials = Material::all::<R>(max_pieces);
     let total: u64 = materials.iter().map(|&m| Indexer::new::<R>(m).size()).sum();
-    let bar = if show_progress {
-        ProgressBar::new(total)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {human_pos}/{human_len} positions  {msg}",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
-    );
+    progress.start(total);
     let mut tables = Tables::new(R::VARIANT);
     let mut report = Report::default();
     let mut longest = 0u32;
@@ -612,7 +614,7 @@ pub fn generate_with<R: Rules>(
                 tables.insert(Arc::new(slice));
             }
             report.loaded += pair.len();
-            bar.inc(size);
+            progress.advance(size);
             continue;
         }
         let pair_started = Instant::now();
@@ -622,7 +624,7 @@ pub fn generate_with<R: Rules>(
         for &m in &pair {
             check_successors_covered::<R>(&tables, m)?;
         }
-        let captures = solve_pair::<R>(&tables, &pair, threads, &bar)?;
+        let captures = solve_pair::<R>(&tables, &pair, threads, progress)?;
         let seconds = pair_started.elapsed().as_secs_f64() / pair.len() as f64;
         for (&m, captures) in pair.iter().zip(&captures) {
             let slice = tables.slice(m).expect("inserted");
@@ -634,12 +636,12 @@ pub fn generate_with<R: Rules>(
             write_atomically(&path, &bytes)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             let line = (m, slice.indexer.size(), seconds, bytes.len());
-            bar.suspend(|| on_solved(&line));
+            on_solved(&line);
             report.solved.push(line);
         }
-        bar.inc(size);
+        progress.advance(size);
     }
-    bar.finish_and_clear();
+    progress.finish();
     report.elapsed = started.elapsed();
     Ok(report)
 }
@@ -718,14 +720,15 @@ pub struct Verification {
 
 /// Checks every position of every loaded slice: its stored value must be the one its
 /// successors give ([`Tables::value_from_successors`]), and every successor must be covered.
-pub fn verify<R: Rules>(tables: &Tables, threads: usize, show_progress: bool) -> Verification {
+/// Progress goes to `progress`.
+pub fn verify<R: Rules>(
+    tables: &Tables,
+    threads: usize,
+    progress: &mut dyn Progress,
+) -> Verification {
     let slices: Vec<&Arc<Slice>> = tables.slices().collect();
     let total: u64 = slices.iter().map(|s| s.indexer.size()).sum();
-    let bar = if show_progress {
-        ProgressBar::new(total)
-    } else {
-        ProgressBar::hidden()
-    };
+    progress.start(total);
     let counts = [
         AtomicU64::new(0),
         AtomicU64::new(0),
@@ -735,7 +738,7 @@ pub fn verify<R: Rules>(tables: &Tables, threads: usize, show_progress: bool) ->
     ];
     let mismatches = std::sync::Mutex::new(Vec::new());
     for slice in slices {
-        bar.set_message(slice.indexer.material().name());
+        progress.message(&slice.indexer.material().name());
         let work = |index: u64, _: &mut MoveList| {
             let position = slice.indexer.placement(index).position::<R>();
             if !slice.captures_stored && position.has_capture() {
@@ -763,9 +766,9 @@ pub fn verify<R: Rules>(tables: &Tables, threads: usize, show_progress: bool) ->
             }
         };
         parallel(slice.indexer.size(), threads, &work);
-        bar.inc(slice.indexer.size());
+        progress.advance(slice.indexer.size());
     }
-    bar.finish_and_clear();
+    progress.finish();
     let [wins, draws, losses, bad, derived] = counts.map(|c| c.into_inner());
     Verification {
         positions: wins + draws + losses,

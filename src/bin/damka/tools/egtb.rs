@@ -2,12 +2,13 @@
 
 use clap::Subcommand;
 use damka::egtb::convert::convert_wins;
-use damka::egtb::generate::{Solved, generate_with, verify};
+use damka::egtb::generate::{Progress, Solved, generate_with, verify};
 use damka::egtb::probe::Tables;
 use damka::egtb::{family, positions_with};
 use damka::notation::fen::parse_fen;
 use damka::rules::{Rules, Variant};
 use damka::with_variant;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -138,6 +139,51 @@ pub enum EgtbCommand {
     },
 }
 
+/// The progress bar of `gen` and `verify` on stderr, drawn only when stderr is a terminal.
+struct Bar {
+    bar: ProgressBar,
+    visible: bool,
+}
+
+impl Bar {
+    /// A bar in `style` (indicatif's default style when `None`), not drawn before
+    /// [`Progress::start`].
+    fn new(style: Option<ProgressStyle>) -> Bar {
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
+        if let Some(style) = style {
+            bar.set_style(style);
+        }
+        Bar {
+            bar,
+            visible: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+impl Progress for Bar {
+    /// As `ProgressBar::new(total)` would start: the length set and the clock started
+    /// before the bar is first drawn.
+    fn start(&mut self, total: u64) {
+        self.bar.set_length(total);
+        self.bar.reset_elapsed();
+        if self.visible {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    }
+
+    fn message(&mut self, text: &str) {
+        self.bar.set_message(text.to_string());
+    }
+
+    fn advance(&mut self, positions: u64) {
+        self.bar.inc(positions);
+    }
+
+    fn finish(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
 /// The directory a command works on: the one given, else the default table directory.
 fn table_dir(dir: Option<PathBuf>, command: &str) -> Result<PathBuf, i32> {
     match dir.or_else(damka::egtb::default_dir) {
@@ -253,18 +299,27 @@ fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize) -> i32 {
         );
         return 2;
     }
-    let progress = std::io::stderr().is_terminal();
+    let mut progress = Bar::new(Some(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {human_pos}/{human_len} positions  {msg}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    ));
+    let bar = progress.bar.clone();
     // Each slice's line as soon as its file is written, flushed: a long run shows its
-    // progress in a log too.
+    // progress in a log too. The bar is taken off the screen while the line is written.
     let mut print_slice = |&(material, positions, seconds, bytes): &Solved| {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(
-            out,
-            "{material}: {positions} positions, {seconds:.2} s, {bytes} bytes"
-        );
-        let _ = out.flush();
+        bar.suspend(|| {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(
+                out,
+                "{material}: {positions} positions, {seconds:.2} s, {bytes} bytes"
+            );
+            let _ = out.flush();
+        });
     };
-    match generate_with::<R>(dir, pieces, threads, progress, &mut print_slice) {
+    match generate_with::<R>(dir, pieces, threads, &mut progress, &mut print_slice) {
         Ok(report) => {
             let positions: u64 = report.solved.iter().map(|s| s.1).sum();
             let bytes: usize = report.solved.iter().map(|s| s.3).sum();
@@ -296,8 +351,7 @@ fn run_verify<R: Rules>(dir: &Path, threads: usize) -> i32 {
         );
         return 2;
     }
-    let progress = std::io::stderr().is_terminal();
-    let result = verify::<R>(&tables, threads, progress);
+    let result = verify::<R>(&tables, threads, &mut Bar::new(None));
     for line in &result.mismatches {
         println!("mismatch: {line}");
     }
