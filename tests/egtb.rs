@@ -262,16 +262,38 @@ fn table_moves_convert_every_sampled_win() {
 }
 
 /// The engine with tables plays every sampled won 3-piece English position to the end, in
-/// at most the promised plies, against the tables' best defence.
+/// at most the promised plies, against the tables' best defence (`damka egtb convert`).
 #[test]
 fn the_engine_with_tables_converts_sampled_wins() {
     let dir = scratch("engine-convert");
     generate::<English>(&dir, 3, 2).expect("generation succeeds");
-    let (tables, _) = Tables::open::<English>(&dir);
-    let result =
-        damka::egtb::convert::convert_wins::<English>(&std::sync::Arc::new(tables), 3, 300, 3);
-    assert!(result.played > 100, "{result:?}");
-    assert_eq!(result.converted, result.played, "{:?}", result.failures);
+    let (code, out, err) = damka(&[
+        "egtb",
+        "convert",
+        "--variant",
+        "english",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--pieces",
+        "3",
+        "--samples",
+        "300",
+        "--depth",
+        "3",
+    ]);
+    // Exit code 0: every game played was converted, and there was at least one.
+    assert_eq!(code, 0, "{out}{err}");
+    let played: u64 = out
+        .lines()
+        .find_map(|line| line.strip_prefix("played "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no 'played' line: {out}"));
+    assert!(played > 100, "{out}");
+    assert!(
+        out.contains(&format!(": {played} converted within")),
+        "{out}"
+    );
 }
 
 /// `EGTBPath` over the UCI dialect: exact mate scores and `tbhits` with tables; a missing

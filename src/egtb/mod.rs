@@ -21,7 +21,6 @@
 //! gives each its offset.
 
 pub mod cache;
-pub mod convert;
 pub mod file;
 pub mod generate;
 pub mod probe;

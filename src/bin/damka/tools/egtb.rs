@@ -1,7 +1,7 @@
 //! The `damka egtb` commands: gen, verify, probe, convert, speed, count, status and upgrade.
 
+use crate::tools::egtb_convert::convert_wins;
 use clap::Subcommand;
-use damka::egtb::convert::convert_wins;
 use damka::egtb::generate::{Progress, Solved, generate_with, verify};
 use damka::egtb::probe::Tables;
 use damka::egtb::{family, positions_with};

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod book;
 pub mod egtb;
+pub mod egtb_convert;
 pub mod limit;
 pub mod matches;
 pub mod play;

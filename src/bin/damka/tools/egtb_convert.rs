@@ -1,10 +1,10 @@
-//! Won endgames played out: the search, given the tables, must convert every sampled win within the promised plies.
+//! `damka egtb convert`: won endgames played out; the search, given the tables, must convert every sampled win within the promised plies.
 
-use super::Value;
-use super::probe::Tables;
-use crate::rules::Rules;
-use crate::search::tt::TranspositionTable;
-use crate::search::{GameContext, Limits, Searcher, Shared};
+use damka::egtb::Value;
+use damka::egtb::probe::Tables;
+use damka::rules::Rules;
+use damka::search::tt::TranspositionTable;
+use damka::search::{GameContext, Limits, Searcher, Shared};
 
 /// What [`convert_wins`] found.
 #[derive(Clone, Debug, Default)]
@@ -117,7 +117,7 @@ pub fn convert_wins<R: Rules>(
                     if result.failures.len() < 10 {
                         result.failures.push(format!(
                             "{} (win in {promised}): {error}",
-                            crate::notation::fen::write_fen(&start)
+                            damka::notation::fen::write_fen(&start)
                         ));
                     }
                 }
