@@ -89,12 +89,6 @@ pub struct Position<R: Rules> {
     rules: PhantomData<R>,
 }
 
-impl<R: Rules> std::fmt::Debug for Position<R> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Position({})", crate::notation::fen::write_fen(self))
-    }
-}
-
 impl<R: Rules> Default for Position<R> {
     fn default() -> Self {
         Self::start()
@@ -121,7 +115,7 @@ impl<R: Rules> Position<R> {
     }
 
     /// A position from its parts; the caller guarantees the sets are disjoint subsets of the
-    /// board and `kings` lies within them ([`crate::notation::fen`] validates user input).
+    /// board and `kings` lies within them (the FEN reader validates user input).
     pub fn from_parts(white: Bitboard, black: Bitboard, kings: Bitboard, side: Color) -> Self {
         debug_assert_eq!(white & black, 0);
         debug_assert_eq!((white | black) & !R::Geometry::BOARD, 0);

@@ -192,6 +192,13 @@ pub fn write_fen<R: Rules>(position: &Position<R>) -> String {
     write_fen_with::<R>(position, |bit| number_of_bit::<R>(bit).to_string())
 }
 
+/// A position shows itself in debug output as its FEN: `Position(W:W31,32,K40:B1,2)`.
+impl<R: Rules> fmt::Debug for Position<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", write_fen(self))
+    }
+}
+
 /// Writes a position as a PDN file's `FEN` tag: numeric squares, except algebraic ones
 /// (`W:Wa1,c3:Bb6`) in the variants whose moves are algebraic (Russian, Brazilian), as their
 /// PDN readers (pydraughts, lidraughts) expect.
