@@ -7,7 +7,7 @@
 //! answers are read back and checked by the referee like any other engine's. At the end of a
 //! game the engine is told (the last move if it is its turn, then GAMEEND).
 
-use super::client::{Failure, Reply, STARTUP};
+use super::reply::{Failure, Reply, STARTUP};
 use super::spec::EngineSpec;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use damka::game::Game;

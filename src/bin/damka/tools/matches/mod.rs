@@ -5,6 +5,7 @@ pub mod client;
 pub mod dxp_link;
 pub mod openings;
 pub mod referee;
+pub mod reply;
 pub mod spec;
 pub mod stats;
 

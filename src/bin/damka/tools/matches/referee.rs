@@ -1,8 +1,9 @@
 //! One game between two engines, refereed with damka's own rules: illegal moves, crashes,
 //! hangs and overrun clocks lose; the variant's draw rules, score adjudication and a ply cap end it.
 
-use super::client::{Failure, Player};
+use super::client::Player;
 use super::openings::Opening;
+use super::reply::Failure;
 use crate::tools::limit::Limit;
 use damka::game::{Game, Outcome};
 use damka::rules::{Color, Rules};
