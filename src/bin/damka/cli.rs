@@ -26,16 +26,6 @@ Examples:
   damka play --variant russian --depth 6
   damka match --variant russian --games 4 --pdn m.pdn --engine cmd=target/release/damka,depth=2 --engine cmd=target/release/damka,depth=4";
 
-/// The parser of every `--variant`: its help lists the variants by name (other names, such as
-/// Hub's `normal`, are accepted and not listed), from the one list in the library.
-pub fn variant_parser() -> impl clap::builder::TypedValueParser<Value = Variant> {
-    use clap::builder::TypedValueParser;
-    let names = Variant::ALL.map(|variant| {
-        clap::builder::PossibleValue::new(variant.name()).aliases(variant.aliases())
-    });
-    clap::builder::PossibleValuesParser::new(names).try_map(|name| name.parse::<Variant>())
-}
-
 /// damka: a draughts and checkers engine.
 #[derive(Parser, Debug)]
 #[command(name = "damka", version, about, long_about = None, after_help = TOP_LEVEL_EXAMPLES)]
@@ -60,7 +50,7 @@ enum Command {
     /// Example: damka perft --variant international 6
     Perft {
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// Start from this PDN FEN instead of the start position.
         #[arg(long)]
@@ -102,7 +92,7 @@ enum Command {
     /// Example: damka play --variant english --side black --depth 6
     Play {
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// Your side (default: the side that moves first).
         #[arg(long, value_enum)]
@@ -129,7 +119,7 @@ enum Command {
         /// The suite file.
         file: std::path::PathBuf,
         /// The rule set of every position in the file.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// Plies to search each position.
         #[arg(long, conflicts_with = "movetime")]
@@ -154,7 +144,7 @@ enum Command {
         /// The position, PDN FEN (`W:W21,22,K30:B5,K10,12`) or `start`.
         fen: String,
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// Write an SVG diagram to this file (`-` for stdout) instead of the text board.
         #[arg(long)]
@@ -202,7 +192,7 @@ enum TuneCommand {
         /// The positions, as `damka tune gen` writes them.
         file: std::path::PathBuf,
         /// The rule set of every position in the file.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// Passes of gradient descent.
         #[arg(long, default_value_t = 1000)]

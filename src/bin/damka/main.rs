@@ -10,6 +10,7 @@ mod cli;
 mod dxp_args;
 mod tools;
 mod towers;
+mod variant_arg;
 
 /// The exit status of a program whose standard output was closed under it (as a shell
 /// reports a process ended by SIGPIPE: 128 + 13).

@@ -25,7 +25,7 @@ pub enum BookCommand {
     /// Example: damka book build --variant english --depth 12 --positions 200000 --out english.dbk
     Build {
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// The book file to write (and to resume when it exists).
         #[arg(long)]
@@ -70,7 +70,7 @@ pub enum BookCommand {
     /// Example: damka book probe --variant english startpos --moves "11-15"
     Probe {
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// The book file (default: the variant's built-in book).
         #[arg(long)]
@@ -90,7 +90,7 @@ pub enum BookCommand {
         #[arg(long)]
         book: Option<PathBuf>,
         /// The rule set whose built-in book to summarise when no --book is given.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
     },
 }

@@ -20,7 +20,7 @@ pub enum EgtbCommand {
     /// Example: damka egtb gen --variant english --pieces 4 --dir egtb
     Gen {
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// The most pieces of a slice.
         #[arg(long)]
@@ -38,7 +38,7 @@ pub enum EgtbCommand {
     /// Example: damka egtb verify --variant english --dir egtb
     Verify {
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// The table directory (default: the default table directory).
         #[arg(long)]
@@ -53,7 +53,7 @@ pub enum EgtbCommand {
     /// Example: damka egtb probe --variant english "W:WK14:BK28,K32"
     Probe {
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// The table directory (default: the default table directory).
         #[arg(long)]
@@ -71,7 +71,7 @@ pub enum EgtbCommand {
     /// Example: damka egtb convert --variant international --pieces 4 --samples 200
     Convert {
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// The table directory (default: the default table directory).
         #[arg(long)]
@@ -94,7 +94,7 @@ pub enum EgtbCommand {
     /// Example: damka egtb speed --variant english --cache 1024
     Speed {
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// The table directory (default: the default table directory).
         #[arg(long)]
@@ -109,7 +109,7 @@ pub enum EgtbCommand {
     /// Example: damka egtb count --variant english --pieces 6
     Count {
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// The most pieces.
         #[arg(long)]
@@ -131,7 +131,7 @@ pub enum EgtbCommand {
     /// Example: damka egtb upgrade --variant english
     Upgrade {
         /// The rule set.
-        #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+        #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
         variant: Variant,
         /// The table directory (default: the default table directory).
         #[arg(long)]

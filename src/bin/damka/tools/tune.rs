@@ -49,7 +49,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 #[derive(Clone, Debug, clap::Args)]
 pub struct GenConfig {
     /// The rule set.
-    #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+    #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
     pub variant: Variant,
     /// Games to play.
     #[arg(long)]

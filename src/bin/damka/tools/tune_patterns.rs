@@ -56,7 +56,7 @@ pub struct PatternConfig {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// The rule set of every position.
-    #[arg(long, short, default_value = "international", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+    #[arg(long, short, default_value = "international", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
     pub variant: Variant,
     /// Start from this weights file (binary or text) instead of the built-in weights.
     #[arg(long)]

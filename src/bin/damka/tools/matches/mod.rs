@@ -53,7 +53,7 @@ and for DXP addr=HOST:PORT and dxp-moves=N. See docs/match.md and docs/checkerbo
 #[command(after_help = EXAMPLES)]
 pub struct MatchArgs {
     /// The rule set.
-    #[arg(long, short, default_value = "english", value_parser = crate::cli::variant_parser(), ignore_case = true)]
+    #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
     pub variant: Variant,
     /// An engine (give exactly two): cmd=PROGRAM [ARGS],name=NAME,proto=uci|hub|hub1|dxp|cb,
     /// option.NAME=VALUE,depth=N|movetime=MS|nodes=N|tc=S+I.
