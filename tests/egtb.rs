@@ -22,6 +22,13 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// A fresh scratch directory `name` with the English tables of up to three pieces.
+fn english_tables(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    generate::<English>(&dir, 3, 2).expect("generation succeeds");
+    dir
+}
+
 /// Schaeffer, "One Jump Ahead" and the Chinook project's table of checkers positions by
 /// piece count (also OEIS A133803): 120, 6,972, 261,224, 7,092,774 for 1 to 4 pieces.
 #[test]
@@ -131,6 +138,11 @@ fn damka(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `damka egtb probe` of an English `fen` with the tables in `dir`.
+fn probe(dir: &str, fen: &str) -> (i32, String, String) {
+    damka(&["egtb", "probe", "--variant", "english", "--dir", dir, fen])
+}
+
 #[test]
 fn probe_command_answers_refuses_and_reports_bad_files() {
     let dir = scratch("cli");
@@ -151,37 +163,13 @@ fn probe_command_answers_refuses_and_reports_bad_files() {
     assert!(out.contains(" 0 mismatches"), "{out}");
     // Two kings against one on a square board corner: a known win (tests/retro.rs checks the
     // same ending); the lone king to move loses.
-    let (code, out, _) = damka(&[
-        "egtb",
-        "probe",
-        "--variant",
-        "english",
-        "--dir",
-        dir_text,
-        "B:WK14,K15:BK28",
-    ]);
+    let (code, out, _) = probe(dir_text, "B:WK14,K15:BK28");
     assert_eq!(code, 0);
     assert_eq!(out.lines().next(), Some("loss"));
-    let (code, out, _) = damka(&[
-        "egtb",
-        "probe",
-        "--variant",
-        "english",
-        "--dir",
-        dir_text,
-        "W:WK14,K15:BK28",
-    ]);
+    let (code, out, _) = probe(dir_text, "W:WK14,K15:BK28");
     assert_eq!((code, out.lines().next()), (0, Some("win")));
     // Four pieces: not covered.
-    let (code, out, err) = damka(&[
-        "egtb",
-        "probe",
-        "--variant",
-        "english",
-        "--dir",
-        dir_text,
-        "W:WK14,K15:BK28,K1",
-    ]);
+    let (code, out, err) = probe(dir_text, "W:WK14,K15:BK28,K1");
     assert_eq!(code, 2);
     assert!(out.is_empty());
     assert!(err.contains("not covered"), "{err}");
@@ -202,15 +190,7 @@ fn probe_command_answers_refuses_and_reports_bad_files() {
         bytes[data + offset + 1] ^= 0x55;
     }
     std::fs::write(&path, &bytes).unwrap();
-    let (code, out, err) = damka(&[
-        "egtb",
-        "probe",
-        "--variant",
-        "english",
-        "--dir",
-        dir_text,
-        "W:WK14,K15:BK28",
-    ]);
+    let (code, out, err) = probe(dir_text, "W:WK14,K15:BK28");
     assert_eq!(code, 2);
     assert!(out.is_empty());
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -223,8 +203,7 @@ fn probe_command_answers_refuses_and_reports_bad_files() {
 /// and the loser any move: the game ends in exactly the promised number of plies.
 #[test]
 fn table_moves_convert_every_sampled_win() {
-    let dir = scratch("convert");
-    generate::<English>(&dir, 3, 2).expect("generation succeeds");
+    let dir = english_tables("convert");
     let (tables, _) = Tables::open::<English>(&dir);
     let mut wins = 0;
     for slice in tables.slices() {
@@ -265,8 +244,7 @@ fn table_moves_convert_every_sampled_win() {
 /// at most the promised plies, against the tables' best defence (`damka egtb convert`).
 #[test]
 fn the_engine_with_tables_converts_sampled_wins() {
-    let dir = scratch("engine-convert");
-    generate::<English>(&dir, 3, 2).expect("generation succeeds");
+    let dir = english_tables("engine-convert");
     let (code, out, err) = damka(&[
         "egtb",
         "convert",
@@ -296,54 +274,61 @@ fn the_engine_with_tables_converts_sampled_wins() {
     );
 }
 
+/// The UCI dialect's whole output for `input` on stdin.
+fn uci(input: &str) -> String {
+    let limit = std::time::Duration::from_secs(30);
+    common::process::run_damka(&[], input.as_bytes(), limit).stdout
+}
+
+/// The UCI dialect's output with `EGTBPath` set to `dir`, then a depth-3 search of two kings
+/// against one.
+fn uci_search_with_tables(dir: &str) -> String {
+    uci(&format!(
+        "setoption name EGTBPath value {dir}\nposition fen W:WK14,K15:BK28\ngo depth 3\n"
+    ))
+}
+
+/// The one `info string error` line of `stdout` (none or two fail).
+fn the_one_error(stdout: &str) -> &str {
+    let errors = lines_starting(stdout, "info string error");
+    assert_eq!(errors.len(), 1, "{stdout}");
+    errors[0]
+}
+
 /// `EGTBPath` over the UCI dialect: exact mate scores and `tbhits` with tables; a missing
 /// directory or a corrupt file refused with one `info string error` line, and the engine
 /// goes on searching without tables.
 #[test]
 fn uci_option_loads_tables_and_reports_hits() {
-    use common::process::run_damka;
-    use std::time::Duration;
-    let dir = scratch("uci");
-    generate::<English>(&dir, 3, 2).expect("generation succeeds");
+    let dir = english_tables("uci");
     let dir_text = dir.to_str().unwrap();
-    let input = format!(
-        "setoption name EGTBPath value {dir_text}\nposition fen W:WK14,K15:BK28\ngo depth 3\n"
-    );
-    let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
-    let infos = lines_starting(&run.stdout, "info depth");
-    assert!(!infos.is_empty(), "{}", run.stdout);
+    let stdout = uci_search_with_tables(dir_text);
+    let infos = lines_starting(&stdout, "info depth");
+    assert!(!infos.is_empty(), "{stdout}");
     for line in &infos {
         assert!(line.contains(" score mate "), "{line}");
         assert!(line.contains(" tbhits "), "{line}");
     }
-    assert!(run.stdout.lines().any(|l| l.starts_with("bestmove ")));
+    assert!(stdout.lines().any(|l| l.starts_with("bestmove ")));
 
     // No tables: no tbhits field, an ordinary search.
-    let input =
-        "setoption name EGTBPath value /no/such/dir\nposition fen W:WK14,K15:BK28\ngo depth 3\n";
-    let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
-    let errors = lines_starting(&run.stdout, "info string error");
-    assert_eq!(errors.len(), 1, "{}", run.stdout);
-    assert!(errors[0].contains("EGTBPath"), "{}", errors[0]);
-    assert!(!run.stdout.contains("tbhits"), "{}", run.stdout);
-    assert!(run.stdout.lines().any(|l| l.starts_with("bestmove ")));
+    let stdout = uci_search_with_tables("/no/such/dir");
+    let error = the_one_error(&stdout);
+    assert!(error.contains("EGTBPath"), "{error}");
+    assert!(!stdout.contains("tbhits"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("bestmove ")));
 
     // A truncated file: refused with one line naming it.
     let victim = dir.join("english").join("wm1wk0bm0bk1.dtm");
     let bytes = std::fs::read(&victim).unwrap();
     std::fs::write(&victim, &bytes[..bytes.len() - 7]).unwrap();
-    let input = format!(
-        "setoption name EGTBPath value {dir_text}\nposition fen W:WK14,K15:BK28\ngo depth 3\n"
-    );
-    let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
-    let errors = lines_starting(&run.stdout, "info string error");
-    assert_eq!(errors.len(), 1, "{}", run.stdout);
+    let stdout = uci_search_with_tables(dir_text);
+    let error = the_one_error(&stdout);
     assert!(
-        errors[0].contains("wm1wk0bm0bk1.dtm") && errors[0].contains("truncated"),
-        "{}",
-        errors[0]
+        error.contains("wm1wk0bm0bk1.dtm") && error.contains("truncated"),
+        "{error}"
     );
-    assert!(run.stdout.lines().any(|l| l.starts_with("bestmove ")));
+    assert!(stdout.lines().any(|l| l.starts_with("bestmove ")));
 }
 
 /// `EGTBPath` may come before `Variant`, as GUIs send options in their own order: a
@@ -351,24 +336,19 @@ fn uci_option_loads_tables_and_reports_hits() {
 /// switches to theirs. A directory with no tables at all is still refused.
 #[test]
 fn uci_option_set_before_the_variant_loads_with_it() {
-    use common::process::run_damka;
-    use std::time::Duration;
-    let dir = scratch("uci-order");
-    generate::<English>(&dir, 3, 2).expect("generation succeeds");
+    let dir = english_tables("uci-order");
     let dir_text = dir.to_str().unwrap();
-    let input = format!(
+    let stdout = uci(&format!(
         "setoption name Variant value international\nsetoption name EGTBPath value {dir_text}\n\
          setoption name Variant value english\nd\nposition fen W:WK14,K15:BK28\ngo depth 3\n"
-    );
-    let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
-    assert!(!run.stdout.contains("info string error"), "{}", run.stdout);
+    ));
+    assert!(!stdout.contains("info string error"), "{stdout}");
     assert!(
-        run.stdout.contains(&format!("; EGTBPath {dir_text}")),
-        "{}",
-        run.stdout
+        stdout.contains(&format!("; EGTBPath {dir_text}")),
+        "{stdout}"
     );
-    let infos = lines_starting(&run.stdout, "info depth");
-    assert!(!infos.is_empty(), "{}", run.stdout);
+    let infos = lines_starting(&stdout, "info depth");
+    assert!(!infos.is_empty(), "{stdout}");
     for line in &infos {
         assert!(
             line.contains(" score mate ") && line.contains(" tbhits "),
@@ -378,14 +358,12 @@ fn uci_option_set_before_the_variant_loads_with_it() {
 
     let empty = scratch("uci-order-empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let input = format!(
+    let stdout = uci(&format!(
         "setoption name EGTBPath value {}\nd\n",
         empty.to_str().unwrap()
-    );
-    let run = run_damka(&[], input.as_bytes(), Duration::from_secs(30));
-    let errors = lines_starting(&run.stdout, "info string error");
-    assert_eq!(errors.len(), 1, "{}", run.stdout);
-    assert!(!run.stdout.contains("; EGTBPath"), "{}", run.stdout);
+    ));
+    the_one_error(&stdout);
+    assert!(!stdout.contains("; EGTBPath"), "{stdout}");
 }
 
 /// A plain search (no tables) to the table's distance finds the table's exact result on
@@ -396,8 +374,7 @@ fn deep_searches_agree_with_the_tables() {
     use damka::search::score::{WIN, WIN_BOUND};
     use damka::search::tt::TranspositionTable;
     use damka::search::{GameContext, Limits, Searcher, Shared};
-    let dir = scratch("search");
-    generate::<English>(&dir, 3, 2).expect("generation succeeds");
+    let dir = english_tables("search");
     let (tables, _) = Tables::open::<English>(&dir);
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -546,8 +523,7 @@ fn the_engine_reads_the_default_directory_at_start() {
 /// pieces of 3 kinds on one side, one of 2 on the other, either side the stronger).
 #[test]
 fn status_lists_what_a_directory_holds() {
-    let dir = scratch("status");
-    generate::<English>(&dir, 3, 2).expect("generation succeeds");
+    let dir = english_tables("status");
     std::fs::remove_file(dir.join("english").join("wm1wk1bm1bk0.dtm")).unwrap();
     let (code, out, err) = damka(&["egtb", "status", "--dir", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -590,8 +566,7 @@ fn downgrade(path: &Path) {
 /// rewrites them as version 2 with the same values.
 #[test]
 fn version_1_files_are_read_and_upgraded() {
-    let dir = scratch("upgrade");
-    generate::<English>(&dir, 3, 2).expect("generation succeeds");
+    let dir = english_tables("upgrade");
     let (before, _) = Tables::open::<English>(&dir);
     let folder = dir.join("english");
     for entry in std::fs::read_dir(&folder).unwrap() {
