@@ -576,6 +576,28 @@ fn random_moves(rng: &mut Rng, base: &dyn Session, fen: Option<&str>, count: usi
     moves
 }
 
+/// A FEN (the tracked position's or its variant's start, half and half) and fewer than
+/// `below` random moves played from it.
+fn fen_and_moves(rng: &mut Rng, state: &UciState, below: usize) -> (String, Vec<String>) {
+    let fen = if rng.percent(50) {
+        state.session.fen()
+    } else {
+        session_for(state.session.variant()).fen()
+    };
+    let count = rng.below(below);
+    let moves = random_moves(rng, &*state.session, Some(&fen), count);
+    (fen, moves)
+}
+
+/// `line` with ` moves` and the `moves` after it, when there are any.
+fn with_moves(mut line: String, moves: &[String]) -> String {
+    if !moves.is_empty() {
+        line.push_str(" moves ");
+        line.push_str(&moves.join(" "));
+    }
+    line
+}
+
 /// A valid `go` line (a search that may or may not end by itself).
 fn uci_go(rng: &mut Rng, state: &UciState) -> String {
     let mut parts: Vec<String> = Vec::new();
@@ -671,19 +693,9 @@ fn uci_valid(rng: &mut Rng, state: &UciState) -> String {
             line
         }
         14 | 15 => {
-            let fen = if rng.percent(50) {
-                state.session.fen()
-            } else {
-                session_for(variant).fen()
-            };
-            let count = rng.below(5);
-            let moves = random_moves(rng, &*state.session, Some(&fen), count);
-            let mut line = format!("{} fen {fen}", any_case(rng, "position"));
-            if !moves.is_empty() {
-                line.push_str(" moves ");
-                line.push_str(&moves.join(" "));
-            }
-            line
+            let (fen, moves) = fen_and_moves(rng, state, 5);
+            let line = format!("{} fen {fen}", any_case(rng, "position"));
+            with_moves(line, &moves)
         }
         _ => uci_go(rng, state),
     }
@@ -823,6 +835,15 @@ const BAD_MOVE_TEXT: &str = "\
     99-100 0-0 1-1 hello - x xx 11- -15 11--15 11x a9-b10 I1-J2 c3-c3 4x15x 1x2x3x4x5x6 \
     99999999999999999999-1 1-99999999999999999999 5:6 é-1 K11-15";
 
+/// `word` and up to two random [`TOKENS`] after it, a blank before each.
+fn with_tokens(rng: &mut Rng, mut word: String) -> String {
+    for _ in 0..rng.below(3) {
+        word.push(' ');
+        word.push_str(rng.pick(&TOKENS));
+    }
+    word
+}
+
 /// [`BAD_MOVE_TEXT`] split at its blanks.
 static BAD_MOVES: LazyLock<Vec<&str>> =
     LazyLock::new(|| BAD_MOVE_TEXT.split_whitespace().collect());
@@ -850,11 +871,7 @@ fn uci_invalid(rng: &mut Rng, state: &UciState) -> Vec<u8> {
                         ])
                         .to_string();
                 }
-                for _ in 0..rng.below(3) {
-                    word.push(' ');
-                    word.push_str(rng.pick(&TOKENS));
-                }
-                word.into_bytes()
+                with_tokens(rng, word).into_bytes()
             }
             2 => {
                 let command = rng.pick(&[
@@ -913,19 +930,9 @@ fn uci_invalid(rng: &mut Rng, state: &UciState) -> Vec<u8> {
                 format!("setoption name {name} value {value}").into_bytes()
             }
             4 | 5 => {
-                let fen = if rng.percent(50) {
-                    state.session.fen()
-                } else {
-                    session_for(variant).fen()
-                };
-                let count = rng.below(3);
-                let moves = random_moves(rng, &*state.session, Some(&fen), count);
-                let mut line = format!("position fen {}", bad_fen(rng, &fen));
-                if !moves.is_empty() {
-                    line.push_str(" moves ");
-                    line.push_str(&moves.join(" "));
-                }
-                line.into_bytes()
+                let (fen, moves) = fen_and_moves(rng, state, 3);
+                let line = format!("position fen {}", bad_fen(rng, &fen));
+                with_moves(line, &moves).into_bytes()
             }
             6 | 7 => {
                 let count = rng.below(5);
@@ -1064,16 +1071,15 @@ fn errors_in(lines: &[String]) -> usize {
         .count()
 }
 
-/// Sends `d` and `isready`, settles, and checks that `d` shows the expected state.
-fn uci_check_state(
+/// Checks that the `d` answer among `lines` shows the tracked position, variant and options;
+/// returns the legal moves it lists.
+fn uci_check_shown(
     engine: &mut Engine,
     state: &UciState,
-    searches: &mut VecDeque<Vec<String>>,
+    lines: &[String],
     why: &str,
 ) -> Vec<String> {
-    engine.send("d\nisready");
-    let lines = uci_settle(engine, 1, searches);
-    let Some((fen, variant, options, legal)) = shown_by_d(&lines) else {
+    let Some((fen, variant, options, legal)) = shown_by_d(lines) else {
         engine.fail(&format!("{why}: no d answer"));
     };
     if fen != state.session.fen()
@@ -1087,6 +1093,39 @@ fn uci_check_state(
             state.options()
         ));
     }
+    legal
+}
+
+/// Sends `count` generated lines that the dialect refuses ([`uci_invalid`]), idle, each
+/// checked by [`uci_refused`], and the state by [`uci_check_state`] after every
+/// `check_every` of them.
+fn uci_refuse_idle(
+    engine: &mut Engine,
+    rng: &mut Rng,
+    state: &UciState,
+    searches: &mut VecDeque<Vec<String>>,
+    count: usize,
+    check_every: usize,
+) {
+    for i in 0..count {
+        let line = uci_invalid(rng, state);
+        uci_refused(engine, line, false);
+        if i % check_every == check_every - 1 {
+            uci_check_state(engine, state, searches, "refused lines");
+        }
+    }
+}
+
+/// Sends `d` and `isready`, settles, and checks that `d` shows the expected state.
+fn uci_check_state(
+    engine: &mut Engine,
+    state: &UciState,
+    searches: &mut VecDeque<Vec<String>>,
+    why: &str,
+) -> Vec<String> {
+    engine.send("d\nisready");
+    let lines = uci_settle(engine, 1, searches);
+    let legal = uci_check_shown(engine, state, &lines, why);
     if legal != state.session.legal_moves() {
         engine.fail(&format!(
             "{why}: d lists {legal:?}, expected {:?}",
@@ -1173,14 +1212,8 @@ fn uci_fuzzed_lines_get_one_error_each_and_keep_the_state() {
         uci_refused(&mut engine, line.as_bytes().to_vec(), false);
         refused += 1;
     }
-    for i in 0..200 {
-        let line = uci_invalid(&mut rng, &state);
-        uci_refused(&mut engine, line, false);
-        refused += 1;
-        if i % 50 == 49 {
-            uci_check_state(&mut engine, &state, &mut searches, "refused lines");
-        }
-    }
+    uci_refuse_idle(&mut engine, &mut rng, &state, &mut searches, 200, 50);
+    refused += 200;
     let kept = "position startpos moves 32-28 19-23 28x19 14x23";
     assert!(matches!(
         state.apply(kept.as_bytes(), false),
@@ -1201,14 +1234,8 @@ fn uci_fuzzed_lines_get_one_error_each_and_keep_the_state() {
         uci_refused(&mut engine, bytes.to_vec(), false);
         refused += 1;
     }
-    for i in 0..3000 {
-        let line = uci_invalid(&mut rng, &state);
-        uci_refused(&mut engine, line, false);
-        refused += 1;
-        if i % 100 == 99 {
-            uci_check_state(&mut engine, &state, &mut searches, "refused lines");
-        }
-    }
+    uci_refuse_idle(&mut engine, &mut rng, &state, &mut searches, 3000, 100);
+    refused += 3000;
     // Blank lines are ignored.
     engine.send_bytes(b"\n   \t \r\n\r\n\x0b\n".to_vec());
     let lines = uci_check_state(&mut engine, &state, &mut searches, "blank lines");
@@ -1312,20 +1339,7 @@ fn uci_fuzzed_lines_get_one_error_each_and_keep_the_state() {
                 "the batch should get {errors} error lines, got {got}"
             ));
         }
-        let Some((fen, variant, options, _)) = shown_by_d(&lines) else {
-            engine.fail("no d answer after the batch");
-        };
-        if fen != state.session.fen()
-            || variant != state.session.variant().to_string()
-            || options != state.options()
-        {
-            engine.fail(&format!(
-                "after the batch d shows {fen} ({variant}; {options}), expected {} ({}; {})",
-                state.session.fen(),
-                state.session.variant(),
-                state.options()
-            ));
-        }
+        uci_check_shown(&mut engine, &state, &lines, "after the batch");
     }
 
     // 4. Afterwards: answers at once, shows the tracked state, plays a legal move.
@@ -1601,7 +1615,7 @@ fn hub_invalid(rng: &mut Rng, searching: bool) -> String {
     loop {
         let line = match rng.below(kinds) {
             0 => {
-                let mut word = rng
+                let word = rng
                     .pick(&[
                         "PING",
                         "Ping",
@@ -1632,11 +1646,7 @@ fn hub_invalid(rng: &mut Rng, searching: bool) -> String {
                         "quit!",
                     ])
                     .to_string();
-                for _ in 0..rng.below(3) {
-                    word.push(' ');
-                    word.push_str(rng.pick(&TOKENS));
-                }
-                word
+                with_tokens(rng, word)
             }
             1 => {
                 let mut parts = vec!["level".to_string()];
@@ -1831,6 +1841,14 @@ struct HubCounts {
 }
 
 impl HubCounts {
+    /// One pong (for the `ping` that ends a batch) and nothing else.
+    fn pong() -> Self {
+        HubCounts {
+            pongs: 1,
+            ..HubCounts::default()
+        }
+    }
+
     fn add(&mut self, expect: &HubExpect) {
         match expect {
             HubExpect::Ping => self.pongs += 1,
@@ -1889,15 +1907,57 @@ fn hub_start_up(engine: &mut Engine) -> Vec<String> {
     let lines = hub_settle(
         engine,
         &HubCounts {
-            pongs: 1,
             start_ups: 1,
-            ..HubCounts::default()
+            ..HubCounts::pong()
         },
         "start-up",
     );
     let wait = lines.iter().position(|l| l == "wait").expect("wait");
     assert!(lines[0].starts_with("id name=damka "), "{lines:?}");
     lines[1..wait].to_vec()
+}
+
+/// `init`, answered with one `ready`.
+fn hub_init(engine: &mut Engine) {
+    engine.send("init\nping");
+    hub_settle(
+        engine,
+        &HubCounts {
+            readies: 1,
+            ..HubCounts::pong()
+        },
+        "init",
+    );
+}
+
+/// Waits for the one `done` of the search that the lines sent end (and the pong of the
+/// `ping` sent after them); returns it.
+fn hub_done(engine: &mut Engine, why: &str) -> String {
+    let want = HubCounts {
+        dones: 1,
+        ..HubCounts::pong()
+    };
+    let lines = hub_settle(engine, &want, why);
+    lines
+        .into_iter()
+        .find(|l| l.starts_with("done"))
+        .expect("a done")
+}
+
+/// Sends `count` lines of [`hub_invalid`] (`searching` as it takes it) and a `ping` in one
+/// write, and waits for what they must bring ([`hub_settle`]).
+fn hub_send_refused(engine: &mut Engine, rng: &mut Rng, count: usize, searching: bool, why: &str) {
+    let mut want = HubCounts::pong();
+    let mut batch = String::new();
+    for _ in 0..count {
+        let line = hub_invalid(rng, searching);
+        want.add(&hub_judge(line.as_bytes()));
+        batch.push_str(&line);
+        batch.push('\n');
+    }
+    batch.push_str("ping\n");
+    engine.send_bytes(batch.into_bytes());
+    hub_settle(engine, &want, why);
 }
 
 /// The Hub engine still holds `variant`, `hash`, `threads` and the kept English position:
@@ -1915,20 +1975,8 @@ fn hub_check_kept(engine: &mut Engine, why: &str) {
         }
     }
     engine.send("level depth=2\ngo think\nping");
-    let lines = hub_settle(
-        engine,
-        &HubCounts {
-            pongs: 1,
-            dones: 1,
-            ..HubCounts::default()
-        },
-        why,
-    );
-    let done = lines
-        .iter()
-        .find(|l| l.starts_with("done"))
-        .expect("a done");
-    if !legal_done(done, &legal_hub_moves::<English>(HUB_KEPT_FEN)) {
+    let done = hub_done(engine, why);
+    if !legal_done(&done, &legal_hub_moves::<English>(HUB_KEPT_FEN)) {
         engine.fail(&format!(
             "{why}: {done} is not legal in the kept position {HUB_KEPT_FEN}"
         ));
@@ -1943,16 +1991,7 @@ fn hub_fuzzed_lines_never_get_an_error_and_keep_the_state() {
     let mut rng = Rng(seed);
     let mut engine = Engine::start(&["hub"], seed);
     hub_start_up(&mut engine);
-    engine.send("init\nping");
-    hub_settle(
-        &mut engine,
-        &HubCounts {
-            pongs: 1,
-            readies: 1,
-            ..HubCounts::default()
-        },
-        "init",
-    );
+    hub_init(&mut engine);
 
     // Parameters away from their defaults and a known position.
     for line in [
@@ -1968,21 +2007,8 @@ fn hub_fuzzed_lines_never_get_an_error_and_keep_the_state() {
     // 1. Lines that must change nothing, idle: silent but for ping, init and hub.
     let mut refused = 0;
     for round in 0..40 {
-        let mut want = HubCounts {
-            pongs: 1,
-            ..HubCounts::default()
-        };
-        let mut batch = String::new();
-        for _ in 0..25 {
-            let line = hub_invalid(&mut rng, false);
-            want.add(&hub_judge(line.as_bytes()));
-            batch.push_str(&line);
-            batch.push('\n');
-            refused += 1;
-        }
-        batch.push_str("ping\n");
-        engine.send_bytes(batch.into_bytes());
-        hub_settle(&mut engine, &want, "refused lines");
+        hub_send_refused(&mut engine, &mut rng, 25, false, "refused lines");
+        refused += 25;
         if round % 10 == 9 {
             hub_check_kept(&mut engine, "refused lines");
         }
@@ -1998,37 +2024,12 @@ fn hub_fuzzed_lines_never_get_an_error_and_keep_the_state() {
     ] {
         engine.send(&format!("{level}\n{go}"));
         for _ in 0..10 {
-            let mut want = HubCounts {
-                pongs: 1,
-                ..HubCounts::default()
-            };
-            let mut batch = String::new();
-            for _ in 0..15 {
-                let line = hub_invalid(&mut rng, true);
-                want.add(&hub_judge(line.as_bytes()));
-                batch.push_str(&line);
-                batch.push('\n');
-                refused += 1;
-            }
-            batch.push_str("ping\n");
-            engine.send_bytes(batch.into_bytes());
-            hub_settle(&mut engine, &want, go);
+            hub_send_refused(&mut engine, &mut rng, 15, true, go);
+            refused += 15;
         }
         engine.send("stop\nping");
-        let lines = hub_settle(
-            &mut engine,
-            &HubCounts {
-                pongs: 1,
-                dones: 1,
-                ..HubCounts::default()
-            },
-            go,
-        );
-        let done = lines
-            .iter()
-            .find(|l| l.starts_with("done"))
-            .expect("a done");
-        if !legal_done(done, &legal_hub_moves::<English>(HUB_KEPT_FEN)) {
+        let done = hub_done(&mut engine, go);
+        if !legal_done(&done, &legal_hub_moves::<English>(HUB_KEPT_FEN)) {
             engine.fail(&format!("{go}: {done} is not legal in {HUB_KEPT_FEN}"));
         }
     }
@@ -2042,10 +2043,7 @@ fn hub_fuzzed_lines_never_get_an_error_and_keep_the_state() {
     let mut gos = 0;
     let mixed_total = mixed_lines(4000);
     while sent < mixed_total {
-        let mut want = HubCounts {
-            pongs: 1,
-            ..HubCounts::default()
-        };
+        let mut want = HubCounts::pong();
         let mut batch: Vec<u8> = Vec::new();
         let mid_search = rng.percent(25);
         if mid_search {
@@ -2108,25 +2106,13 @@ fn hub_fuzzed_lines_never_get_an_error_and_keep_the_state() {
         engine.send(&format!(
             "set-param name=variant value={variant}\npos pos={pos}\nlevel depth=3\ngo think\nping"
         ));
-        let lines = hub_settle(
-            &mut engine,
-            &HubCounts {
-                pongs: 1,
-                dones: 1,
-                ..HubCounts::default()
-            },
-            "the end",
-        );
-        let done = lines
-            .iter()
-            .find(|l| l.starts_with("done"))
-            .expect("a done");
+        let done = hub_done(&mut engine, "the end");
         let legal = if variant == "normal" {
             legal_hub_moves::<International>(fen)
         } else {
             legal_hub_moves::<English>(fen)
         };
-        if !legal_done(done, &legal) {
+        if !legal_done(&done, &legal) {
             engine.fail(&format!("{done} is not legal in {fen}"));
         }
     }
@@ -2142,6 +2128,24 @@ fn hub_fuzzed_lines_never_get_an_error_and_keep_the_state() {
 
 // ---------------------------------------------------------------------------------------------
 // Stress
+
+/// Sends the [`CYCLES`] cycles that `cycle` writes (each one's text and the index of its
+/// position) without waiting for answers, in writes of about 64 KB; returns the positions'
+/// indices, cycle by cycle.
+fn send_cycles(engine: &mut Engine, mut cycle: impl FnMut(usize) -> (String, usize)) -> Vec<usize> {
+    let mut expected = Vec::with_capacity(CYCLES);
+    let mut batch = String::new();
+    for n in 0..CYCLES {
+        let (text, which) = cycle(n);
+        batch.push_str(&text);
+        expected.push(which);
+        if batch.len() > 64 * 1024 {
+            engine.send_bytes(std::mem::take(&mut batch).into_bytes());
+        }
+    }
+    engine.send_bytes(batch.into_bytes());
+    expected
+}
 
 #[test]
 fn uci_stress_ten_thousand_position_go_stop_cycles() {
@@ -2185,9 +2189,7 @@ fn uci_stress_ten_thousand_position_go_stop_cycles() {
         "go depth 3 searchmoves 9-13 10-14",
     ];
     let started = Instant::now();
-    let mut expected = Vec::with_capacity(CYCLES);
-    let mut batch = String::new();
-    for cycle in 0..CYCLES {
+    let expected = send_cycles(&mut engine, |cycle| {
         let go = gos[cycle % gos.len()];
         // The searchmoves fit the start position only.
         let which = if go.contains("searchmoves") {
@@ -2195,16 +2197,8 @@ fn uci_stress_ten_thousand_position_go_stop_cycles() {
         } else {
             (cycle / 3) % positions.len()
         };
-        batch.push_str(positions[which].0);
-        batch.push('\n');
-        batch.push_str(go);
-        batch.push_str("\nstop\n");
-        expected.push(which);
-        if batch.len() > 64 * 1024 {
-            engine.send_bytes(std::mem::take(&mut batch).into_bytes());
-        }
-    }
-    engine.send_bytes(batch.into_bytes());
+        (format!("{}\n{go}\nstop\n", positions[which].0), which)
+    });
     engine.close();
     let deadline = started + STRESS_LIMIT;
     let mut bestmoves = 0;
@@ -2244,16 +2238,7 @@ fn hub_stress_ten_thousand_pos_level_go_stop_cycles() {
     let _turn = serial();
     let mut engine = Engine::start(&["hub"], seed_for("hub stress"));
     hub_start_up(&mut engine);
-    engine.send("init\nping");
-    hub_settle(
-        &mut engine,
-        &HubCounts {
-            pongs: 1,
-            readies: 1,
-            ..HubCounts::default()
-        },
-        "init",
-    );
+    hub_init(&mut engine);
     let fens = [
         "W:W31-50:B1-20",
         "W:WK4:B13,32,37,20",
@@ -2284,22 +2269,16 @@ fn hub_stress_ten_thousand_pos_level_go_stop_cycles() {
         "go analyze",
     ];
     let started = Instant::now();
-    let mut expected = Vec::with_capacity(CYCLES);
-    let mut batch = String::new();
-    for cycle in 0..CYCLES {
+    let expected = send_cycles(&mut engine, |cycle| {
         let which = (cycle / 2) % positions.len();
-        batch.push_str(&format!(
+        let text = format!(
             "pos pos={}\n{}\n{}\nstop\n",
             positions[which],
             levels[cycle % levels.len()],
             gos[cycle % gos.len()]
-        ));
-        expected.push(which);
-        if batch.len() > 64 * 1024 {
-            engine.send_bytes(std::mem::take(&mut batch).into_bytes());
-        }
-    }
-    engine.send_bytes(batch.into_bytes());
+        );
+        (text, which)
+    });
     engine.send("quit");
     let deadline = started + STRESS_LIMIT;
     let mut dones = 0;
