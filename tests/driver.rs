@@ -581,17 +581,14 @@ fn a_closed_stdout_ends_the_engine_quietly() {
         // A few more lines to answer, so that damka writes (and learns the pipe is closed)
         // even when its search has nothing new to say.
         let deadline = Instant::now() + SETTLE;
-        let status = loop {
-            let _ = stdin.write_all(b"isready\nping\n");
-            if let Some(status) = child.try_wait().expect("waitpid") {
-                break status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{args:?}: damka still runs with its stdout closed"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let status = common::process::wait_for_exit(
+            &mut child,
+            deadline,
+            || {
+                let _ = stdin.write_all(b"isready\nping\n");
+            },
+            &format!("{args:?}: damka still runs with its stdout closed"),
+        );
         let mut stderr = String::new();
         child
             .stderr

@@ -265,16 +265,12 @@ fn two_damka_processes_play_each_other_to_the_end() {
         .stderr(Stdio::piped());
     let (mut client, client_lines, client_stderr) = spawn_lines(&mut command);
     let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = client.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the --connect side did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = common::process::wait_for_exit(
+        &mut client,
+        deadline,
+        || {},
+        "the --connect side did not finish",
+    );
     assert!(
         status.success(),
         "--connect exited with {status}: {}",

@@ -25,6 +25,16 @@ fn run_match(args: &[&str]) -> Run {
     run_damka_ok("match", args, b"", LIMIT)
 }
 
+/// [`run_match`] of `--variant VARIANT --games GAMES`, then `options`, the PDN file and the
+/// two engines (as `--engine` takes them), in that order.
+fn play_match(variant: &str, games: &str, options: &[&str], pdn: &Path, engines: [&str; 2]) -> Run {
+    let pdn = pdn.to_str().unwrap();
+    let mut args = vec!["--variant", variant, "--games", games];
+    args.extend_from_slice(options);
+    args.extend(["--pdn", pdn, "--engine", engines[0], "--engine", engines[1]]);
+    run_match(&args)
+}
+
 /// The table's `wins draws losses` of the first engine.
 fn table_counts(stdout: &str, name: &str) -> (u32, u32, u32) {
     let line = stdout
@@ -89,24 +99,13 @@ fn check_match(pdn: &Path, pydraughts_variant: &str, run: &Run, first: &str, gam
 #[test]
 fn russian_depths_play_paired_openings_that_pydraughts_replays() {
     let pdn = scratch("russian.pdn");
-    let run = run_match(&[
-        "--variant",
+    let run = play_match(
         "russian",
-        "--games",
         "6",
-        "--concurrency",
-        "2",
-        "--opening-plies",
-        "2",
-        "--seed",
-        "5",
-        "--pdn",
-        pdn.to_str().unwrap(),
-        "--engine",
-        &engine("name=d1,depth=1"),
-        "--engine",
-        &engine("name=d3,depth=3"),
-    ]);
+        &["--concurrency", "2", "--opening-plies", "2", "--seed", "5"],
+        &pdn,
+        [&engine("name=d1,depth=1"), &engine("name=d3,depth=3")],
+    );
     check_match(&pdn, "russian", &run, "d1", 6);
     // Both colours on each opening: the two games of a pair (rounds 2k+1, 2k+2) start with
     // the same two plies, and the first engine has White in one and Black in the other.
@@ -136,18 +135,13 @@ fn russian_depths_play_paired_openings_that_pydraughts_replays() {
 #[test]
 fn english_movetime_against_depth_replays() {
     let pdn = scratch("english.pdn");
-    let run = run_match(&[
-        "--variant",
+    let run = play_match(
         "english",
-        "--games",
         "2",
-        "--pdn",
-        pdn.to_str().unwrap(),
-        "--engine",
-        &engine("name=mt,movetime=20"),
-        "--engine",
-        &engine("name=d2,depth=2"),
-    ]);
+        &[],
+        &pdn,
+        [&engine("name=mt,movetime=20"), &engine("name=d2,depth=2")],
+    );
     check_match(&pdn, "english", &run, "mt", 2);
 }
 
@@ -155,22 +149,13 @@ fn english_movetime_against_depth_replays() {
 fn international_uci_against_hub_on_a_clock_replays() {
     let pdn = scratch("international.pdn");
     let hub = format!("cmd={DAMKA} hub,proto=hub,name=hub,option.hash=8");
-    let run = run_match(&[
-        "--variant",
+    let run = play_match(
         "international",
-        "--games",
         "2",
-        "--tc",
-        "1+0.02",
-        "--max-plies",
-        "120",
-        "--pdn",
-        pdn.to_str().unwrap(),
-        "--engine",
-        &engine("name=uci,option.Hash=8"),
-        "--engine",
-        &hub,
-    ]);
+        &["--tc", "1+0.02", "--max-plies", "120"],
+        &pdn,
+        [&engine("name=uci,option.Hash=8"), &hub],
+    );
     check_match(&pdn, "standard", &run, "uci", 2);
 }
 
@@ -190,23 +175,13 @@ fn broken_engines_lose_by_forfeit_and_the_match_goes_on() {
     ] {
         let pdn = scratch(&format!("bad-{mode}.pdn"));
         let limit_value = if limit == "--tc" { "0.5+0.01" } else { "2" };
-        let run = run_match(&[
-            "--variant",
+        let run = play_match(
             "russian",
-            "--games",
             "3",
-            limit,
-            limit_value,
-            "--hang-timeout",
-            "1",
-            "--verbose",
-            "--pdn",
-            pdn.to_str().unwrap(),
-            "--engine",
-            &engine("name=good"),
-            "--engine",
-            &bad_engine(mode),
-        ]);
+            &[limit, limit_value, "--hang-timeout", "1", "--verbose"],
+            &pdn,
+            [&engine("name=good"), &bad_engine(mode)],
+        );
         assert_eq!(
             table_counts(&run.stdout, "good"),
             (3, 0, 0),
@@ -303,23 +278,13 @@ fn bad_command_lines_fail_with_one_line() {
 #[test]
 fn sprt_stops_as_soon_as_the_test_decides() {
     let pdn = scratch("sprt.pdn");
-    let run = run_match(&[
-        "--variant",
+    let run = play_match(
         "russian",
-        "--games",
         "400",
-        "--sprt",
-        "0",
-        "50",
-        "0.05",
-        "0.05",
-        "--pdn",
-        pdn.to_str().unwrap(),
-        "--engine",
-        &engine("name=d4,depth=4"),
-        "--engine",
-        &engine("name=d1,depth=1"),
-    ]);
+        &["--sprt", "0", "50", "0.05", "0.05"],
+        &pdn,
+        [&engine("name=d4,depth=4"), &engine("name=d1,depth=1")],
+    );
     assert!(run.stdout.contains("H1 accepted"), "{}", run.stdout);
     let (w, d, l) = table_counts(&run.stdout, "d4");
     let games = (w + d + l) as usize;
@@ -330,20 +295,13 @@ fn sprt_stops_as_soon_as_the_test_decides() {
 #[test]
 fn score_adjudication_ends_lopsided_games() {
     let pdn = scratch("adjudicate.pdn");
-    let run = run_match(&[
-        "--variant",
+    let run = play_match(
         "russian",
-        "--games",
         "6",
-        "--adjudicate",
-        "300:3",
-        "--pdn",
-        pdn.to_str().unwrap(),
-        "--engine",
-        &engine("name=d5,depth=5"),
-        "--engine",
-        &engine("name=d1,depth=1"),
-    ]);
+        &["--adjudicate", "300:3"],
+        &pdn,
+        [&engine("name=d5,depth=5"), &engine("name=d1,depth=1")],
+    );
     check_match(&pdn, "russian", &run, "d5", 6);
     let text = std::fs::read_to_string(&pdn).unwrap();
     assert!(text.contains("[Termination \"adjudication\"]"), "{text}");
@@ -353,62 +311,39 @@ fn score_adjudication_ends_lopsided_games() {
     );
 }
 
+/// A four-game Russian match from the openings in the file `openings` (written with
+/// `contents`) into the PDN file `pdn`, checked with [`check_match`]; the PDN's text.
+fn match_from_openings(openings: &str, contents: &str, pdn: &str) -> String {
+    let openings = scratch(openings);
+    std::fs::write(&openings, contents).unwrap();
+    let pdn = scratch(pdn);
+    let run = play_match(
+        "russian",
+        "4",
+        &["--depth", "2", "--openings", openings.to_str().unwrap()],
+        &pdn,
+        [&engine("name=a"), &engine("name=b,depth=3")],
+    );
+    check_match(&pdn, "russian", &run, "a", 4);
+    std::fs::read_to_string(&pdn).unwrap()
+}
+
 #[test]
 fn openings_from_fen_and_pdn_files() {
-    let fens = scratch("openings.fen");
     // Russian after 1. c3-d4 (Black to move) and after 1. c3-d4 f6-g5 (White to move).
-    std::fs::write(
-        &fens,
+    let text = match_from_openings(
+        "openings.fen",
         "# two openings\nB:W18,21,23-32:B1-12\nW:W18,21,23-32:B1-10,12,16\n",
-    )
-    .unwrap();
-    let pdn = scratch("from-fen.pdn");
-    let run = run_match(&[
-        "--variant",
-        "russian",
-        "--games",
-        "4",
-        "--depth",
-        "2",
-        "--openings",
-        fens.to_str().unwrap(),
-        "--pdn",
-        pdn.to_str().unwrap(),
-        "--engine",
-        &engine("name=a"),
-        "--engine",
-        &engine("name=b,depth=3"),
-    ]);
-    check_match(&pdn, "russian", &run, "a", 4);
-    let text = std::fs::read_to_string(&pdn).unwrap();
+        "from-fen.pdn",
+    );
     assert_eq!(text.matches("[FEN \"").count(), 4, "{text}");
 
-    let games = scratch("openings.pdn");
-    std::fs::write(
-        &games,
+    let text = match_from_openings(
+        "openings.pdn",
         "[Event \"openings\"]\n[Result \"*\"]\n\n1. c3-d4 f6-g5 2. g3-f4 {main line} *\n\n\
          [Event \"openings\"]\n[Result \"*\"]\n\n1. a3-b4 b6-a5 *\n",
-    )
-    .unwrap();
-    let pdn = scratch("from-pdn.pdn");
-    let run = run_match(&[
-        "--variant",
-        "russian",
-        "--games",
-        "4",
-        "--depth",
-        "2",
-        "--openings",
-        games.to_str().unwrap(),
-        "--pdn",
-        pdn.to_str().unwrap(),
-        "--engine",
-        &engine("name=a"),
-        "--engine",
-        &engine("name=b,depth=3"),
-    ]);
-    check_match(&pdn, "russian", &run, "a", 4);
-    let text = std::fs::read_to_string(&pdn).unwrap();
+        "from-pdn.pdn",
+    );
     assert_eq!(
         text.matches("1. c3-d4 f6-g5 2. g3-f4 ").count(),
         2,
@@ -425,20 +360,13 @@ fn hub_and_uci_damka_play_the_same_moves_in_every_numbering() {
     for variant in ["russian", "english", "international"] {
         let pdn = scratch(&format!("hub-uci-{variant}.pdn"));
         let hub = format!("cmd={DAMKA} hub,proto=hub,name=hub");
-        run_match(&[
-            "--variant",
+        play_match(
             variant,
-            "--games",
             "2",
-            "--depth",
-            "3",
-            "--pdn",
-            pdn.to_str().unwrap(),
-            "--engine",
-            &engine("name=uci"),
-            "--engine",
-            &hub,
-        ]);
+            &["--depth", "3"],
+            &pdn,
+            [&engine("name=uci"), &hub],
+        );
         let text = std::fs::read_to_string(&pdn).unwrap();
         let games: Vec<&str> = text
             .split("[Event ")
@@ -468,18 +396,13 @@ fn a_dxp_engine_plays_through_its_port_and_pydraughts_replays_the_games() {
         "cmd={DAMKA} dxp --listen 127.0.0.1:{port} --movetime 20 --hash 16,proto=dxp,\
          addr=127.0.0.1:{port},name=dxp,tc=60"
     );
-    let run = run_match(&[
-        "--variant",
+    let run = play_match(
         "international",
-        "--games",
         "4",
-        "--pdn",
-        pdn.to_str().unwrap(),
-        "--engine",
-        &dxp,
-        "--engine",
-        &engine("name=uci,movetime=20,option.Hash=16"),
-    ]);
+        &[],
+        &pdn,
+        [&dxp, &engine("name=uci,movetime=20,option.Hash=16")],
+    );
     check_match(&pdn, "standard", &run, "dxp", 4);
     // Every game was played to its end by the rules (or the ply cap): no forfeit.
     let text = std::fs::read_to_string(&pdn).expect("the PDN");
@@ -594,16 +517,12 @@ fn ctrl_c_leaves_every_finished_game_in_a_pdn_that_pydraughts_reads() {
         .status()
         .expect("run kill");
     assert!(status.success(), "kill -INT {group}");
-    let exit = loop {
-        if let Some(exit) = child.try_wait().unwrap() {
-            break exit;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(180),
-            "the match did not end on SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let exit = common::process::wait_for_exit(
+        &mut child,
+        started + Duration::from_secs(180),
+        || {},
+        "the match did not end on SIGINT",
+    );
     assert!(!exit.success(), "interrupted, yet a success: {exit:?}");
     let progress = std::fs::read_to_string(&stderr_path).unwrap();
     let reported = progress.lines().filter(|l| l.starts_with("game ")).count();
@@ -644,20 +563,13 @@ fn the_first_hub_dialect_as_scan_speaks_it_agrees_with_pydraughts() {
         script.display(),
         log.display()
     );
-    let run = run_match(&[
-        "--variant",
+    let run = play_match(
         "international",
-        "--games",
         "2",
-        "--max-plies",
-        "160",
-        "--pdn",
-        pdn.to_str().unwrap(),
-        "--engine",
-        &engine("name=uci,depth=2"),
-        "--engine",
-        &hub1,
-    ]);
+        &["--max-plies", "160"],
+        &pdn,
+        [&engine("name=uci,depth=2"), &hub1],
+    );
     check_match(&pdn, "standard", &run, "uci", 2);
     let text = std::fs::read_to_string(&pdn).unwrap();
     assert!(

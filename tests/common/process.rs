@@ -1,7 +1,7 @@
 //! Running the damka binary in tests: given arguments and stdin, with a time limit, collecting its output.
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// The binary under test.
@@ -49,6 +49,24 @@ pub fn run_damka_ok(command: &str, args: &[&str], input: &[u8], limit: Duration)
         run.stdout
     );
     run
+}
+
+/// Waits for `child` to exit, calling `poke` before each look (every 20 ms); fails with `what`
+/// once `deadline` has passed.
+pub fn wait_for_exit(
+    child: &mut Child,
+    deadline: Instant,
+    mut poke: impl FnMut(),
+    what: &str,
+) -> ExitStatus {
+    loop {
+        poke();
+        if let Some(status) = child.try_wait().expect("wait for the child process") {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "{what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Runs `command` with `input` on stdin (closed after it), collecting stdout and stderr;
