@@ -123,6 +123,13 @@ fn check_error(played: usize, bad: &str, message: &str) {
     assert_eq!(code, 1, "{bad:?}");
 }
 
+/// [`check_error`] of each `(played, bad)` case, all stopped with the same `message`.
+fn check_errors(message: &str, cases: &[(usize, &str)]) {
+    for &(played, bad) in cases {
+        check_error(played, bad, message);
+    }
+}
+
 const SOURCE_OUTSIDE: &str = "ERROR: Source cell is outside of the board.";
 const TARGET_OUTSIDE: &str = "ERROR: Target cell is outside of the board.";
 const SOURCE_EMPTY: &str = "ERROR: Source cell is empty.";
@@ -132,41 +139,61 @@ const ILLEGAL: &str = "ERROR: Illegal action.";
 
 #[test]
 fn error_source_outside() {
-    check_error(0, "I6-H5", SOURCE_OUTSIDE);
-    check_error(0, "G9-F8", SOURCE_OUTSIDE);
-    check_error(0, "G0-F1", SOURCE_OUTSIDE);
-    // Checked first: the target is outside as well.
-    check_error(0, "Z9-Z9", SOURCE_OUTSIDE);
-    check_error(3, "A0-H9", SOURCE_OUTSIDE);
+    check_errors(
+        SOURCE_OUTSIDE,
+        &[
+            (0, "I6-H5"),
+            (0, "G9-F8"),
+            (0, "G0-F1"),
+            // Checked first: the target is outside as well.
+            (0, "Z9-Z9"),
+            (3, "A0-H9"),
+        ],
+    );
 }
 
 #[test]
 fn error_target_outside() {
-    check_error(0, "G6-F9", TARGET_OUTSIDE);
-    check_error(0, "H6-I5", TARGET_OUTSIDE);
-    // Checked before the source's content: the source is empty here.
-    check_error(0, "A5-A9", TARGET_OUTSIDE);
-    // ... and here it holds an opponent's piece.
-    check_error(0, "B3-@4", TARGET_OUTSIDE);
+    check_errors(
+        TARGET_OUTSIDE,
+        &[
+            (0, "G6-F9"),
+            (0, "H6-I5"),
+            // Checked before the source's content: the source is empty here.
+            (0, "A5-A9"),
+            // ... and here it holds an opponent's piece.
+            (0, "B3-@4"),
+        ],
+    );
 }
 
 #[test]
 fn error_source_empty() {
-    check_error(0, "A5-B4", SOURCE_EMPTY);
-    // A non-playable cell is on the board and always empty.
-    check_error(0, "A1-B2", SOURCE_EMPTY);
-    // Checked before the target's content: G6 holds a piece.
-    check_error(0, "F5-G6", SOURCE_EMPTY);
-    // After G6-F5 the cell G6 is empty.
-    check_error(1, "G6-H5", SOURCE_EMPTY);
+    check_errors(
+        SOURCE_EMPTY,
+        &[
+            (0, "A5-B4"),
+            // A non-playable cell is on the board and always empty.
+            (0, "A1-B2"),
+            // Checked before the target's content: G6 holds a piece.
+            (0, "F5-G6"),
+            // After G6-F5 the cell G6 is empty.
+            (1, "G6-H5"),
+        ],
+    );
 }
 
 #[test]
 fn error_target_not_empty() {
-    check_error(0, "H7-G6", TARGET_NOT_EMPTY);
-    // Checked before the owner of the source: B3 is White's and Black is to move.
-    check_error(0, "B3-C2", TARGET_NOT_EMPTY);
-    check_error(2, "F5-G4", TARGET_NOT_EMPTY);
+    check_errors(
+        TARGET_NOT_EMPTY,
+        &[
+            (0, "H7-G6"),
+            // Checked before the owner of the source: B3 is White's and Black is to move.
+            (0, "B3-C2"),
+            (2, "F5-G4"),
+        ],
+    );
 }
 
 #[test]
@@ -187,16 +214,21 @@ fn error_source_opponent() {
 
 #[test]
 fn error_illegal_action() {
-    // Two cells forward without a capture.
-    check_error(0, "G6-E4", ILLEGAL);
-    // A non-playable target cell is empty, so only legality refuses it.
-    check_error(0, "G6-G5", ILLEGAL);
-    // A piece stepping backwards (F5 is Black's after G6-F5; G6 is empty again).
-    check_error(2, "F5-G6", ILLEGAL);
-    // A jump over an own piece: H7 over G6 to F5.
-    check_error(0, "H7-F5", ILLEGAL);
-    // Not a diagonal neighbour at all.
-    check_error(0, "A6-D5", ILLEGAL);
+    check_errors(
+        ILLEGAL,
+        &[
+            // Two cells forward without a capture.
+            (0, "G6-E4"),
+            // A non-playable target cell is empty, so only legality refuses it.
+            (0, "G6-G5"),
+            // A piece stepping backwards (F5 is Black's after G6-F5; G6 is empty again).
+            (2, "F5-G6"),
+            // A jump over an own piece: H7 over G6 to F5.
+            (0, "H7-F5"),
+            // Not a diagonal neighbour at all.
+            (0, "A6-D5"),
+        ],
+    );
 }
 
 #[test]
