@@ -182,42 +182,25 @@ mod tests {
     use super::*;
     use crate::rules::{English, International, Italian, Russian, Towers};
 
+    /// Each `(number, name)`: PDN square `number` of `R` has the algebraic `name`, and back.
+    fn check_algebraic<R: Rules>(names: &[(u32, &str)]) {
+        for &(number, name) in names {
+            let bit = bit_of_number::<R>(number).unwrap();
+            assert_eq!(algebraic_of_bit::<R>(bit), name, "square {number}");
+            assert_eq!(bit_of_algebraic::<R>(name), Some(bit), "{name}");
+        }
+    }
+
     #[test]
     fn algebraic_corners_8x8() {
         // PDN 8x8: square 1 is b8, 4 is h8, 29 is a1, 32 is g1.
-        assert_eq!(
-            algebraic_of_bit::<Russian>(bit_of_number::<Russian>(1).unwrap()),
-            "b8"
-        );
-        assert_eq!(
-            algebraic_of_bit::<Russian>(bit_of_number::<Russian>(4).unwrap()),
-            "h8"
-        );
-        assert_eq!(
-            algebraic_of_bit::<Russian>(bit_of_number::<Russian>(29).unwrap()),
-            "a1"
-        );
-        assert_eq!(
-            algebraic_of_bit::<Russian>(bit_of_number::<Russian>(32).unwrap()),
-            "g1"
-        );
-        assert_eq!(
-            bit_of_algebraic::<Russian>("c3"),
-            bit_of_number::<Russian>(22)
-        );
+        check_algebraic::<Russian>(&[(1, "b8"), (4, "h8"), (29, "a1"), (32, "g1"), (22, "c3")]);
         assert_eq!(bit_of_algebraic::<Russian>("a2"), None);
     }
 
     #[test]
     fn mirrored_board_square_one_is_the_corner() {
-        assert_eq!(
-            algebraic_of_bit::<Italian>(bit_of_number::<Italian>(1).unwrap()),
-            "a8"
-        );
-        assert_eq!(
-            algebraic_of_bit::<Italian>(bit_of_number::<Italian>(32).unwrap()),
-            "h1"
-        );
+        check_algebraic::<Italian>(&[(1, "a8"), (32, "h1")]);
     }
 
     #[test]
@@ -234,11 +217,7 @@ mod tests {
     fn turkish_squares_cover_the_whole_board() {
         use crate::rules::Turkish;
         // Square 1 is a8, 8 is h8, 57 is a1, 64 is h1 (pydraughts' numbering).
-        for (number, name) in [(1, "a8"), (8, "h8"), (9, "a7"), (57, "a1"), (64, "h1")] {
-            let bit = bit_of_number::<Turkish>(number).unwrap();
-            assert_eq!(algebraic_of_bit::<Turkish>(bit), name);
-            assert_eq!(bit_of_algebraic::<Turkish>(name), Some(bit));
-        }
+        check_algebraic::<Turkish>(&[(1, "a8"), (8, "h8"), (9, "a7"), (57, "a1"), (64, "h1")]);
     }
 
     #[test]
