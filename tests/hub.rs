@@ -43,9 +43,11 @@ fn spawn_hub() -> Child {
     damka_command(&["hub"]).spawn().expect("damka hub starts")
 }
 
-/// A running `damka hub` ([`Peer`]) and the Hub exchanges the tests repeat.
+/// A running `damka hub` ([`Peer`]) and the Hub exchanges the tests repeat. It holds the
+/// test's turn ([`serial`]) while it lives (and gives it back after the process is gone).
 struct Hub {
     peer: Peer,
+    _turn: MutexGuard<'static, ()>,
 }
 
 impl Hub {
@@ -53,11 +55,22 @@ impl Hub {
         Hub::start_with(&["hub"])
     }
 
-    /// damka started with `args` (none: the protocol is chosen by the first command).
+    /// damka started with `args` (none: the protocol is chosen by the first command), once
+    /// the other tests of this file are done with theirs.
     fn start_with(args: &[&str]) -> Hub {
+        let turn = serial();
         Hub {
             peer: Peer::start(args),
+            _turn: turn,
         }
+    }
+
+    /// Sends `level` and `go think`; the move of the `done` that comes within 5 s.
+    fn think(&mut self, level: &str) -> String {
+        self.send(level);
+        self.send("go think");
+        let lines = self.until("done", Duration::from_secs(5));
+        done_move_required(lines.last().unwrap())
     }
 
     fn send(&mut self, line: &str) {
@@ -162,7 +175,6 @@ fn assert_key_values(line: &str) {
 
 #[test]
 fn start_up_params_ping_and_stop() {
-    let _turn = serial();
     let mut hub = Hub::start();
     hub.send("hub");
     let lines = hub.until("wait", Duration::from_secs(5));
@@ -260,7 +272,6 @@ fn gwdgui_quote(value: &str) -> String {
 /// mcts`, which damka answers with a search (an `info` line first) and a legal move.
 #[test]
 fn a_gwdgui_session_starts_damka_without_an_argument() {
-    let _turn = serial();
     let mut hub = Hub::start_with(&[]);
     hub.send("hub");
     let lines = hub.until("wait", Duration::from_secs(5));
@@ -351,7 +362,6 @@ fn the_id_name_is_the_name_damka_was_started_as() {
 
 #[test]
 fn ponder_flow_gives_one_done_per_go() {
-    let _turn = serial();
     let mut hub = Hub::start();
     hub.start_up();
     // damka (White) played 32-28 and ponders on the predicted reply 18-23, sent as
@@ -390,10 +400,7 @@ fn ponder_flow_gives_one_done_per_go() {
     done_move_required(lines.last().unwrap());
     hub.silent(Duration::from_millis(200), "one done after stop");
     hub.send(&format!("pos pos={START_10X10} moves=\"32-28 19-23\""));
-    hub.send("level time=3 inc=0.1");
-    hub.send("go think");
-    let lines = hub.until("done", Duration::from_secs(5));
-    assert_eq!(done_move_required(lines.last().unwrap()), "28x19x23");
+    assert_eq!(hub.think("level time=3 inc=0.1"), "28x19x23");
     hub.silent(Duration::from_millis(300), "one done after go think");
 
     // A ponder search on a forced move finishes at once but still waits for ponder-hit.
@@ -432,7 +439,6 @@ impl Hub {
 
 #[test]
 fn move_time_and_clocks_are_kept() {
-    let _turn = serial();
     let mut hub = Hub::start();
     hub.start_up();
     let fens = [
@@ -536,7 +542,6 @@ fn searched_nodes(lines: &[String]) -> u64 {
 /// 20 - N), and `handicap=20` is level 0, a search of a few hundred nodes.
 #[test]
 fn level_lines_add_up_until_pos_and_handicap_weakens() {
-    let _turn = serial();
     let mut hub = Hub::start();
     let params = hub.start_up();
     assert!(
@@ -581,7 +586,6 @@ fn level_lines_add_up_until_pos_and_handicap_weakens() {
 
 #[test]
 fn captures_list_every_captured_square_and_bad_input_is_ignored() {
-    let _turn = serial();
     let mut hub = Hub::start();
     hub.start_up();
     // A double capture lists its captured squares, never its landing square (19); a king
@@ -594,10 +598,7 @@ fn captures_list_every_captured_square_and_bad_input_is_ignored() {
     for (fen, answer) in expected {
         let legal = legal_hub_moves::<International>(fen);
         hub.send(&format!("pos pos={}", hub_pos_10x10(fen)));
-        hub.send("level depth=2");
-        hub.send("go think");
-        let lines = hub.until("done", Duration::from_secs(5));
-        let best = done_move_required(lines.last().unwrap());
+        let best = hub.think("level depth=2");
         assert!(
             legal.contains(&normalised(&best)),
             "{best} not in {legal:?}"
@@ -611,11 +612,8 @@ fn captures_list_every_captured_square_and_bad_input_is_ignored() {
     hub.send(&format!(
         "pos pos={START_10X10} moves=\"32-28 19-23 28x19x23 14x23x19\""
     ));
-    hub.send("level depth=1");
-    hub.send("go think");
-    let lines = hub.until("done", Duration::from_secs(5));
+    let best = hub.think("level depth=1");
     let fen_now = "W:W31,33-50:B1-13,15-18,20,23";
-    let best = done_move_required(lines.last().unwrap());
     assert!(legal_hub_moves::<International>(fen_now).contains(&normalised(&best)));
 
     // Bad positions and moves change nothing and print nothing.
@@ -640,10 +638,7 @@ fn captures_list_every_captured_square_and_bad_input_is_ignored() {
     hub.ping("bad input is silent");
     // The position is still the one of the last good `pos`... which `pos` with bad moves
     // did not replace: the engine answers in it.
-    hub.send("level depth=1");
-    hub.send("go think");
-    let lines = hub.until("done", Duration::from_secs(5));
-    let best = done_move_required(lines.last().unwrap());
+    let best = hub.think("level depth=1");
     assert!(
         legal_hub_moves::<International>(fen_now).contains(&normalised(&best)),
         "{best} is not legal in the last good position {fen_now}"
@@ -653,7 +648,6 @@ fn captures_list_every_captured_square_and_bad_input_is_ignored() {
 
 #[test]
 fn eight_by_eight_numberings_follow_pydraughts() {
-    let _turn = serial();
     let mut hub = Hub::start();
     hub.start_up();
     // English: the string is pydraughts' board turned 180 degrees with the colours swapped,
@@ -661,20 +655,14 @@ fn eight_by_eight_numberings_follow_pydraughts() {
     // moves and answers are PDN.
     hub.send("set-param name=variant value=english");
     hub.send(&format!("pos pos={START_8X8}"));
-    hub.send("level depth=3");
-    hub.send("go think");
-    let lines = hub.until("done", Duration::from_secs(5));
-    let best = done_move_required(lines.last().unwrap());
+    let best = hub.think("level depth=3");
     assert!(
         legal_hub_moves::<English>("B:W21-32:B1-12").contains(&best),
         "english start: {best}"
     );
     // After 11-15 (PDN), White's replies are PDN 21-32 moves.
     hub.send(&format!("pos pos={START_8X8} moves=\"11-15\""));
-    hub.send("level depth=3");
-    hub.send("go think");
-    let lines = hub.until("done", Duration::from_secs(5));
-    let best = done_move_required(lines.last().unwrap());
+    let best = hub.think("level depth=3");
     assert!(
         legal_hub_moves::<English>("W:W21-32:B1-10,12,15").contains(&best),
         "english reply: {best}"
@@ -684,18 +672,12 @@ fn eight_by_eight_numberings_follow_pydraughts() {
     // the opening moves are 9-13 ... 12-16 (PDN 21-17 ... 24-20).
     hub.send("set-param name=variant value=russian");
     hub.send(&format!("pos pos={START_8X8}"));
-    hub.send("level depth=3");
-    hub.send("go think");
-    let lines = hub.until("done", Duration::from_secs(5));
-    let best = done_move_required(lines.last().unwrap());
+    let best = hub.think("level depth=3");
     let openings = ["9-13", "10-13", "10-14", "11-14", "11-15", "12-15", "12-16"];
     assert!(openings.contains(&best.as_str()), "russian start: {best}");
     // c3-d4 (10-14 from a1) f6-e5 (23-18 from a1 ...): White must take e5 from d4.
     hub.send(&format!("pos pos={START_8X8} moves=\"10-14 23-19\""));
-    hub.send("level depth=3");
-    hub.send("go think");
-    let lines = hub.until("done", Duration::from_secs(5));
-    let best = done_move_required(lines.last().unwrap());
+    let best = hub.think("level depth=3");
     // d4 = 14 and e5 = 19 from a1; the man lands on f6 = 23 from a1.
     assert_eq!(best, "14x23x19", "russian capture");
     // The same in PDN: c3 = 22, d4 = 18, f6 = 11, e5 = 15; 18x11 takes 15.
@@ -711,7 +693,6 @@ fn eight_by_eight_numberings_follow_pydraughts() {
 /// that had to take e2) fits the same bug: with a man on a2 there, damka plays a2-a1, `9-1`.
 #[test]
 fn turkish_king_ending_on_a_square_it_emptied_stays_a_king() {
-    let _turn = serial();
     let mut hub = Hub::start();
     hub.start_up();
     hub.send("set-param name=variant value=turkish");
@@ -728,10 +709,7 @@ fn turkish_king_ending_on_a_square_it_emptied_stays_a_king() {
         8x16x15x16x22x31 17-25 33x1x9x25 18-17";
     let moves = moves.split_whitespace().collect::<Vec<_>>().join(" ");
     hub.send(&format!("pos pos={start} moves=\"{moves}\""));
-    hub.send("level depth=2");
-    hub.send("go think");
-    let lines = hub.until("done", Duration::from_secs(5));
-    let best = done_move_required(lines.last().unwrap());
+    let best = hub.think("level depth=2");
     // h2 = 16 takes d2 = 12, b2 = 10 and a3 = 17, landing on a4 = 25 or a5 = 33 (pydraughts'
     // two moves in this position).
     assert!(
