@@ -7,59 +7,15 @@
 
 mod common;
 
-use common::oracle::{compare, compare_with_kings, py_draughts, pydraughts, run_oracle};
-
-#[test]
-fn pydraughts_international() {
-    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "international", 11);
-    compare::<damka::rules::International>(&lines, "pydraughts");
-}
-
-#[test]
-fn pydraughts_english() {
-    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "english", 12);
-    compare::<damka::rules::English>(&lines, "pydraughts");
-}
-
-#[test]
-fn pydraughts_russian() {
-    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "russian", 13);
-    compare::<damka::rules::Russian>(&lines, "pydraughts");
-}
-
-#[test]
-fn pydraughts_brazilian() {
-    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "brazilian", 14);
-    compare::<damka::rules::Brazilian>(&lines, "pydraughts");
-}
-
-#[test]
-fn pydraughts_antidraughts() {
-    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "antidraughts", 15);
-    compare::<damka::rules::Antidraughts>(&lines, "pydraughts");
-}
-
-/// The first king ends a breakthrough game, so only the last position of a game holds one.
-#[test]
-fn pydraughts_breakthrough() {
-    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "breakthrough", 16);
-    compare_with_kings::<damka::rules::Breakthrough>(&lines, "pydraughts", 100);
-}
-
-#[test]
-fn py_draughts_international() {
-    let lines = run_oracle(&py_draughts(), "pydraughts2_oracle.py", "international", 21);
-    compare::<damka::rules::International>(&lines, "py-draughts");
-}
-
-#[test]
-fn py_draughts_russian() {
-    let lines = run_oracle(&py_draughts(), "pydraughts2_oracle.py", "russian", 22);
-    compare::<damka::rules::Russian>(&lines, "py-draughts");
-}
-
-#[test]
-fn py_draughts_brazilian() {
-    let lines = run_oracle(&py_draughts(), "pydraughts2_oracle.py", "brazilian", 23);
-    compare::<damka::rules::Brazilian>(&lines, "py-draughts");
+common::oracle::cross_checks! {
+    pydraughts_international: International, Pydraughts, "international", 11, 10;
+    pydraughts_english: English, Pydraughts, "english", 12, 10;
+    pydraughts_russian: Russian, Pydraughts, "russian", 13, 10;
+    pydraughts_brazilian: Brazilian, Pydraughts, "brazilian", 14, 10;
+    pydraughts_antidraughts: Antidraughts, Pydraughts, "antidraughts", 15, 10;
+    /// The first king ends a breakthrough game, so only the last position of a game holds one.
+    pydraughts_breakthrough: Breakthrough, Pydraughts, "breakthrough", 16, 100;
+    py_draughts_international: International, PyDraughts, "international", 21, 10;
+    py_draughts_russian: Russian, PyDraughts, "russian", 22, 10;
+    py_draughts_brazilian: Brazilian, PyDraughts, "brazilian", 23, 10;
 }

@@ -5,28 +5,21 @@
 mod common;
 
 use common::oracle::{
-    OracleLine, POSITIONS, compare, compare_with_kings, oracle_move, oracle_moves, pydraughts,
-    run_oracle, run_oracle_n,
+    Library, OracleLine, POSITIONS, compare_with_kings, oracle_move, oracle_moves, pydraughts,
+    run_oracle,
 };
 use damka::game::Game;
 use damka::notation::fen::write_fen;
 use damka::rules::Frisian;
 
-/// Frisian: pydraughts counts a king as 1.501 men where the rules (lidraughts' 199 against
-/// 100, DCTL) make `n` kings worth just under `2n` men; the two only part when one capture
-/// takes three kings more and five men fewer than another, which random games never reach.
-/// The oracle computes each move set from the FEN alone (no limit on a king's moves in a
-/// row, which depends on the moves before), as damka reads the FEN.
-#[test]
-fn pydraughts_frisian() {
-    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "frisian", 17);
-    compare::<damka::rules::Frisian>(&lines, "pydraughts");
-}
-
-#[test]
-fn pydraughts_frysk() {
-    let lines = run_oracle(&pydraughts(), "pydraughts_oracle.py", "frysk", 18);
-    compare::<damka::rules::Frysk>(&lines, "pydraughts");
+common::oracle::cross_checks! {
+    /// Frisian: pydraughts counts a king as 1.501 men where the rules (lidraughts' 199 against
+    /// 100, DCTL) make `n` kings worth just under `2n` men; the two only part when one capture
+    /// takes three kings more and five men fewer than another, which random games never reach.
+    /// The oracle computes each move set from the FEN alone (no limit on a king's moves in a
+    /// row, which depends on the moves before), as damka reads the FEN.
+    pydraughts_frisian: Frisian, Pydraughts, "frisian", 17, 10;
+    pydraughts_frysk: Frysk, Pydraughts, "frysk", 18, 10;
 }
 
 /// Turkish: pydraughts 0.6.7's flying kings are wrong (`tests/data/perft.json` notes; a king
@@ -36,7 +29,13 @@ fn pydraughts_frysk() {
 /// otherwise keeps positions with kings first), so that enough remain.
 #[test]
 fn pydraughts_turkish() {
-    let lines = run_oracle_n(&pydraughts(), "turkish", 19, 3900, &["--quiet-keep", "1"]);
+    let lines = run_oracle(
+        Library::Pydraughts,
+        "turkish",
+        19,
+        3900,
+        &["--quiet-keep", "1"],
+    );
     let without_kings: Vec<OracleLine> = lines
         .into_iter()
         .filter(|line| {

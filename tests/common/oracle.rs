@@ -4,7 +4,7 @@ use super::{repo_root, venv_python};
 use damka::notation::fen::parse_fen;
 use damka::notation::number_of_bit;
 use damka::{Bits, Color, Move, Position, Rules};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// Positions compared per variant and library (the issue asks for at least 2,000).
@@ -18,37 +18,83 @@ pub struct OracleLine {
     pub winner: Option<String>,
 }
 
-pub fn run_oracle(python: &Path, script: &str, variant: &str, seed: u64) -> Vec<OracleLine> {
-    run_oracle_script(python, script, variant, seed, POSITIONS, &[])
+/// The two oracle libraries, each in its own virtual environment with its own script.
+#[derive(Clone, Copy)]
+pub enum Library {
+    /// pydraughts 0.6.7 (`pydraughts_oracle.py`).
+    Pydraughts,
+    /// py-draughts 1.10.1 (`pydraughts2_oracle.py`).
+    PyDraughts,
 }
 
-/// [`run_oracle`] of pydraughts with `positions` positions and extra oracle arguments.
-pub fn run_oracle_n(
-    python: &Path,
+impl Library {
+    /// The name the mismatch reports give.
+    pub fn name(self) -> &'static str {
+        match self {
+            Library::Pydraughts => "pydraughts",
+            Library::PyDraughts => "py-draughts",
+        }
+    }
+
+    /// The oracle script, in `tests/crosscheck/`.
+    pub fn script(self) -> &'static str {
+        match self {
+            Library::Pydraughts => "pydraughts_oracle.py",
+            Library::PyDraughts => "pydraughts2_oracle.py",
+        }
+    }
+
+    /// The Python of its virtual environment (made on first use).
+    pub fn python(self) -> PathBuf {
+        match self {
+            Library::Pydraughts => pydraughts(),
+            Library::PyDraughts => py_draughts(),
+        }
+    }
+}
+
+/// One cross-check: [`POSITIONS`] positions of `variant` that `library` reaches from `seed`,
+/// their move sets [`compare_with_kings`]d with damka's (`R`).
+pub fn cross_check<R: Rules>(library: Library, variant: &str, seed: u64, kings_every: usize) {
+    let lines = run_oracle(library, variant, seed, POSITIONS, &[]);
+    compare_with_kings::<R>(&lines, library.name(), kings_every);
+}
+
+/// One `#[test]` a line, `name: Rules, Library, "variant", seed, kings_every;` (doc comments
+/// allowed before a line): a [`cross_check`] each, so that they run in parallel and fail
+/// one by one. (Allowed unused, as the rest of `common`: only the cross-check files use it.)
+#[allow(unused_macros)]
+macro_rules! cross_checks {
+    ($($(#[$attr:meta])* $name:ident: $rules:ident, $library:ident, $variant:literal,
+       $seed:literal, $kings_every:literal;)*) => {
+        $(
+            $(#[$attr])*
+            #[test]
+            fn $name() {
+                crate::common::oracle::cross_check::<damka::rules::$rules>(
+                    crate::common::oracle::Library::$library,
+                    $variant,
+                    $seed,
+                    $kings_every,
+                );
+            }
+        )*
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use cross_checks;
+
+/// The oracle lines of `library` for `variant`: `positions` positions from random games
+/// seeded with `seed`, with `extra` oracle arguments.
+pub fn run_oracle(
+    library: Library,
     variant: &str,
     seed: u64,
     positions: usize,
     extra: &[&str],
 ) -> Vec<OracleLine> {
-    run_oracle_script(
-        python,
-        "pydraughts_oracle.py",
-        variant,
-        seed,
-        positions,
-        extra,
-    )
-}
-
-pub fn run_oracle_script(
-    python: &Path,
-    script: &str,
-    variant: &str,
-    seed: u64,
-    positions: usize,
-    extra: &[&str],
-) -> Vec<OracleLine> {
-    let output = Command::new(python)
+    let script = library.script();
+    let output = Command::new(library.python())
         .arg(repo_root().join("tests/crosscheck").join(script))
         .args(["--variant", variant])
         .args(["--positions", &positions.to_string()])
@@ -140,11 +186,9 @@ pub fn damka_winner<R: Rules>(fen: &str) -> String {
     }
 }
 
-pub fn compare<R: Rules>(lines: &[OracleLine], library: &str) {
-    compare_with_kings::<R>(lines, library, 10);
-}
-
-/// [`compare`], with at least one position in `kings_every` holding a king.
+/// The oracle's move sets (and winners, where it gives them) against damka's for `R`, on a
+/// sample with enough captures (one position in ten), kings (one in `kings_every`) and,
+/// where winners are compared, finished games.
 pub fn compare_with_kings<R: Rules>(lines: &[OracleLine], library: &str, kings_every: usize) {
     let mut mismatches = Vec::new();
     let mut decided = 0;
