@@ -894,10 +894,13 @@ fn pydraughts_games(variant: &str, extra: &[&str]) -> serde_json::Value {
 fn pydraughts_movetime(variant: &str) {
     let _turn = serial();
     let summary = pydraughts_games(variant, &["--movetime", "0.1", "--seed", "3"]);
-    // The answer time includes pydraughts' own work (it builds every legal move in Python).
+    // The answer time includes pydraughts' own work (it builds every legal move in Python),
+    // so it is a liveness bound, ten times the move time: how closely damka keeps a move time
+    // is checked on raw pipes (`move_time_and_clocks_are_kept`) and measured in
+    // docs/bench.md.
     let slowest = summary["max_answer"].as_f64().unwrap();
     assert!(
-        slowest < 0.25,
+        slowest < 1.0,
         "{variant}: move-time=0.1 answered in {slowest} s"
     );
 }
