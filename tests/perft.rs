@@ -1,7 +1,7 @@
 //! Perft against the published tables in `tests/data/perft.json` (a copy of the shared reference).
 //!
 //! Start positions to the depths that keep the suite quick; the deeper entries run with
-//! `cargo test --release --test perft -- --ignored`. Turkish and killer draughts are in the
+//! `cargo test --profile ci --test perft -- --ignored`. Turkish and killer draughts are in the
 //! file but not implemented yet.
 
 mod common;
