@@ -967,10 +967,11 @@ impl SearchPlan {
             .min(options.strength());
         let analysis = go.infinite || go.analysis;
         let skill = Skill::new(level, skill_seed).filter(|_| !analysis);
-        let nodes = match (go.nodes, skill) {
-            (Some(nodes), Some(skill)) => Some(nodes.min(skill.node_budget())),
-            (nodes, skill) => nodes.or(skill.map(|skill| skill.node_budget())),
-        };
+        // The tighter of the go's node limit and the level's budget.
+        let nodes = [go.nodes, skill.map(|skill| skill.node_budget())]
+            .into_iter()
+            .flatten()
+            .min();
         // A `go` that sets no limit at all (no depth, nodes, movetime, nor the clock of the
         // side to move, nor a level's node budget) is `go infinite`: it ends on `stop` only,
         // whatever depth it reaches.

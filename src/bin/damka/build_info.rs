@@ -11,8 +11,8 @@ pub fn version_line() -> String {
         env!("CARGO_PKG_VERSION"),
         level(),
         env!("DAMKA_TARGET_CPU"),
-        usage("POPCNT", cfg!(target_feature = "popcnt"), cpu_has("popcnt")),
-        usage("BMI2", cfg!(target_feature = "bmi2"), cpu_has("bmi2")),
+        usage(Instruction::Popcnt),
+        usage(Instruction::Bmi2),
     )
 }
 
@@ -48,27 +48,54 @@ fn level() -> &'static str {
     }
 }
 
-/// Whether this processor has `feature` (`None` off x86-64).
-fn cpu_has(feature: &str) -> Option<bool> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        Some(match feature {
-            "popcnt" => std::arch::is_x86_feature_detected!("popcnt"),
-            "bmi2" => std::arch::is_x86_feature_detected!("bmi2"),
-            _ => false,
-        })
+/// An instruction-set extension whose use `--version` reports.
+#[derive(Clone, Copy)]
+enum Instruction {
+    /// POPCNT: the bit counts of the bitboards.
+    Popcnt,
+    /// BMI2 (PEXT/PDEP and friends).
+    Bmi2,
+}
+
+impl Instruction {
+    /// Its name as processor manuals write it.
+    fn name(self) -> &'static str {
+        match self {
+            Instruction::Popcnt => "POPCNT",
+            Instruction::Bmi2 => "BMI2",
+        }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = feature;
-        None
+
+    /// Whether the build was compiled to use it.
+    fn compiled(self) -> bool {
+        match self {
+            Instruction::Popcnt => cfg!(target_feature = "popcnt"),
+            Instruction::Bmi2 => cfg!(target_feature = "bmi2"),
+        }
+    }
+
+    /// Whether this processor has it (`None` off x86-64).
+    fn on_this_processor(self) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            Some(match self {
+                Instruction::Popcnt => std::arch::is_x86_feature_detected!("popcnt"),
+                Instruction::Bmi2 => std::arch::is_x86_feature_detected!("bmi2"),
+            })
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = self;
+            None
+        }
     }
 }
 
 /// `POPCNT used`, or why not. A build compiled with the instructions only starts on a
 /// processor that has them, so "compiled in" means used.
-fn usage(name: &str, compiled: bool, here: Option<bool>) -> String {
-    match (compiled, here) {
+fn usage(instruction: Instruction) -> String {
+    let name = instruction.name();
+    match (instruction.compiled(), instruction.on_this_processor()) {
         (true, _) => format!("{name} used"),
         (false, Some(true)) => {
             format!("{name} not used (this processor has it: a native build would use it)")
