@@ -1,0 +1,255 @@
+//! A game of some variant behind one object-safe interface: the one place where the engine
+//! dispatches into the monomorphised rules, notation and search.
+
+use super::search_thread::{SearchHandle, SearchPlan, run_search};
+use super::{EngineError, Event, Go, Options};
+use crate::book::{Book, Choice, choose};
+use crate::egtb::probe::Tables;
+use crate::eval::EvalSet;
+use crate::game::Game;
+use crate::notation::diagram::diagram;
+use crate::notation::fen::{parse_fen, write_fen};
+use crate::notation::movetext::{parse_move_in, write_move_in};
+use crate::position::{Move, Position};
+use crate::random::SplitMix;
+use crate::rules::{Color, Rules, Variant};
+use crate::search::tt::TranspositionTable;
+use crate::search::{GameContext, Shared};
+use crate::with_variant;
+use crossbeam_channel::Sender;
+use std::sync::Arc;
+
+/// A game of some variant, behind one object-safe interface.
+pub trait Session: Send {
+    /// The variant.
+    fn variant(&self) -> Variant;
+    /// A new session of the same variant from a FEN (or the start) and moves; `self` is not
+    /// touched, so a failure leaves the engine's position as it was.
+    fn load(&self, fen: Option<&str>, moves: &[&str]) -> Result<Box<dyn Session>, EngineError>;
+    /// The current position as PDN FEN.
+    fn fen(&self) -> String;
+    /// The current position as a text diagram.
+    fn diagram(&self) -> String;
+    /// The side to move.
+    fn side_to_move(&self) -> Color;
+    /// The static evaluation of the current position, centi-men for the side to move, with
+    /// `weights` or (`None`) the variant's built-in set.
+    fn evaluate(&self, weights: Option<&EvalSet>) -> i32;
+    /// The legal moves, as text.
+    fn legal_moves(&self) -> Vec<String>;
+    /// A line of moves from the current position, as text, up to its first move that is not
+    /// legal.
+    fn line_text(&self, line: &[Move]) -> Vec<String>;
+    /// Perft split by root move.
+    fn divide(&self, depth: u32) -> Vec<(String, u64)>;
+    /// The game's result, if it is over, as text.
+    fn outcome(&self) -> Option<String>;
+    /// Starts a search on its own threads.
+    fn start_search(&self, request: SearchRequest) -> Result<SearchHandle, EngineError>;
+}
+
+/// Everything a search needs besides the position.
+pub struct SearchRequest {
+    /// The search's number, carried by its events.
+    pub id: u64,
+    /// Limits.
+    pub go: Go,
+    /// Options in force.
+    pub options: Options,
+    /// The shared transposition table.
+    pub tt: Arc<TranspositionTable>,
+    /// Where events go.
+    pub events: Sender<Event>,
+    /// Endgame tables of the session's variant, if any.
+    pub egtb: Option<Arc<Tables>>,
+    /// The opening book to answer from, when this `go` may use one.
+    pub book: Option<BookRequest>,
+    /// Seeds the random choice of a strength level below full strength.
+    pub skill_seed: u64,
+}
+
+/// A `go` that may be answered from an opening book.
+pub struct BookRequest {
+    /// The book.
+    pub book: Arc<Book>,
+    /// How a move is chosen.
+    pub choice: Choice,
+    /// The seed of the random choice.
+    pub seed: u64,
+}
+
+struct GameSession<R: Rules> {
+    game: Game<R>,
+}
+
+impl<R: Rules> GameSession<R> {
+    fn position(&self) -> &Position<R> {
+        self.game.position()
+    }
+
+    /// The book's answer to `request`, when it asks for one and the book offers a move
+    /// here: a thread that sends [`Event::Book`] and the `BestMove` at once.
+    fn book_answer(&self, request: &SearchRequest) -> Option<SearchHandle> {
+        let plan = request.book.as_ref()?;
+        let offered = plan.book.moves(self.position());
+        let ply = self.game.ply();
+        let chosen = choose(&offered, ply, plan.choice, &mut SplitMix(plan.seed))?;
+        let (events, id) = (request.events.clone(), request.id);
+        let shared = Arc::new(Shared::new(Arc::clone(&request.tt), false));
+        let thread = std::thread::Builder::new()
+            .name("book".into())
+            .spawn(move || {
+                let _ = events.send(Event::Book {
+                    search: id,
+                    chosen,
+                    offered,
+                });
+                let _ = events.send(Event::BestMove {
+                    search: id,
+                    best: Some(chosen),
+                    ponder: None,
+                });
+            })
+            .expect("the system can start a thread");
+        Some(SearchHandle {
+            shared,
+            pondering: false,
+            thread,
+        })
+    }
+}
+
+/// Writes a line of moves from `position` on, up to its first move that is not legal.
+fn line_text<R: Rules>(position: &Position<R>, line: &[Move]) -> Vec<String> {
+    let mut texts = Vec::with_capacity(line.len());
+    let mut current = *position;
+    for mv in line {
+        let legal = current.legal_moves();
+        if !legal.as_slice().contains(mv) {
+            break;
+        }
+        texts.push(write_move_in(&current, mv, &legal));
+        current = current.play(mv);
+    }
+    texts
+}
+
+impl<R: Rules> Session for GameSession<R> {
+    fn variant(&self) -> Variant {
+        R::VARIANT
+    }
+
+    fn load(&self, fen: Option<&str>, moves: &[&str]) -> Result<Box<dyn Session>, EngineError> {
+        let start = match fen {
+            None => Position::<R>::start(),
+            Some(text) => parse_fen::<R>(text).map_err(|e| EngineError::Fen(e.to_string()))?,
+        };
+        let mut game = Game::new(start);
+        for (index, text) in moves.iter().enumerate() {
+            game.play_text(text).map_err(|e| EngineError::Move {
+                index,
+                message: e.to_string(),
+            })?;
+        }
+        Ok(Box::new(GameSession { game }))
+    }
+
+    fn fen(&self) -> String {
+        write_fen(self.position())
+    }
+
+    fn diagram(&self) -> String {
+        diagram(self.position())
+    }
+
+    fn side_to_move(&self) -> Color {
+        self.position().side_to_move()
+    }
+
+    fn evaluate(&self, weights: Option<&EvalSet>) -> i32 {
+        match weights {
+            None => crate::eval::evaluate(self.position()),
+            Some(set) => set.evaluate(self.position()),
+        }
+    }
+
+    fn legal_moves(&self) -> Vec<String> {
+        let position = self.position();
+        let legal = position.legal_moves();
+        legal
+            .iter()
+            .map(|mv| write_move_in(position, mv, &legal))
+            .collect()
+    }
+
+    fn line_text(&self, line: &[Move]) -> Vec<String> {
+        line_text(self.position(), line)
+    }
+
+    fn divide(&self, depth: u32) -> Vec<(String, u64)> {
+        crate::perft::divide(self.position(), depth)
+    }
+
+    fn outcome(&self) -> Option<String> {
+        self.game.outcome_text()
+    }
+
+    fn start_search(&self, request: SearchRequest) -> Result<SearchHandle, EngineError> {
+        let root = *self.position();
+        if let Some(answer) = self.book_answer(&request) {
+            return Ok(answer);
+        }
+        let legal = root.legal_moves();
+        let mut searchmoves = Vec::new();
+        for (index, text) in request.go.searchmoves.iter().enumerate() {
+            let mv = parse_move_in(&root, text, &legal).map_err(|e| EngineError::Move {
+                index,
+                message: e.to_string(),
+            })?;
+            searchmoves.push(mv);
+        }
+        let id = request.id;
+        let plan = SearchPlan::new(
+            &request.go,
+            (root.side_to_move(), self.game.ply()),
+            &request.options,
+            searchmoves,
+            request.skill_seed,
+        );
+        let context = GameContext {
+            reversible_hashes: {
+                let positions: Vec<u64> = self.game.positions().map(|p| p.hash()).collect();
+                let keep = self.game.reversible_plies() as usize;
+                let current = positions.len() - 1;
+                positions[current.saturating_sub(keep)..current].to_vec()
+            },
+        };
+        request.tt.new_search();
+        let weights = request.options.weights_for(R::VARIANT);
+        let shared = Arc::new(
+            Shared::new(Arc::clone(&request.tt), plan.untimed)
+                .with_weights(weights)
+                .with_egtb(request.egtb),
+        );
+        let threads = request.options.threads.max(1);
+        let events = request.events;
+        let thread_shared = Arc::clone(&shared);
+        let limits = plan.limits;
+        let thread = std::thread::Builder::new()
+            .name("search-0".into())
+            .spawn(move || {
+                run_search::<R>(root, context, limits, threads, thread_shared, events, id);
+            })
+            .expect("the system can start a search thread");
+        Ok(SearchHandle {
+            shared,
+            pondering: plan.pondering,
+            thread,
+        })
+    }
+}
+
+/// A fresh game of `variant` at its start position.
+pub fn session_for(variant: Variant) -> Box<dyn Session> {
+    with_variant!(variant, R => Box::new(GameSession::<R> { game: Game::default() }))
+}
