@@ -7,18 +7,18 @@
 # colours), one game at a time, niced. Prints one markdown table row per depth, from depth
 # N's side; the PDN files and the full match tables are kept in target/depth-experiment/.
 #
-# It runs a copy of target/release/damka (build it first: cargo build --release), so a
+# It runs a copy of $DAMKA or target/release/damka (built when missing; scripts/lib.sh), so a
 # rebuild meanwhile does not change the engine in the middle of the experiment.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 games=${1:-40}
 first=${2:-1}
 last=${3:-12}
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-out="$root/target/depth-experiment"
+out="$DAMKA_ROOT/target/depth-experiment"
 mkdir -p "$out"
-[ -x "$root/target/release/damka" ] || { echo "build first: cargo build --release" >&2; exit 1; }
-cp "$root/target/release/damka" "$out/damka"
+source_binary=$(damka_binary)
+cp "$source_binary" "$out/damka"
 damka="$out/damka"
 
 echo "| depth N | games | N wins | draws | N losses | N's score | Elo (N - depth 2), 95% trinomial | Elo, 95% pentanomial ($((games / 2)) pairs) | seconds |"

@@ -17,29 +17,21 @@ Scan plays 10x10 only, so the 8x8 positions are damka's alone. Prints one line p
 and a table of medians (Markdown, for docs/bench.md). The depth is the last iteration
 each engine reported; Scan's search is far more selective, so its "depth" is a nominal
 one, like damka's with its reductions. Standard library only; Scan is never part of the
-tests (it is built outside the repository, see docs/bench.md).
+tests (it is built outside the repository, see docs/bench.md). The positions are those of
+scripts/positions.txt named below, then the 8x8 start positions.
 """
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 
-POSITIONS = [
-    # name, variant, FEN (White/Black in our FEN dialect, docs/protocol.md)
-    ("start", "international",
-     "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50"
-     ":B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"),
-    ("M1", "international",
-     "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38"),
-    ("M2", "international",
-     "W:W27,30,33,35,36,37,38,43,45,46,47,48,50:B1,2,3,5,6,10,11,12,13,17,19,23,24"),
-    ("M3", "international",
-     "W:W27,29,32,34,36,38,42,45,46,47,48,49,50:B2,3,4,5,6,7,11,12,15,16,17,18,20"),
-    ("start", "english", None),
-    ("start", "russian", None),
-]
+from damka_proc import Engine, default_binary, positions
+
+# name, variant, FEN (in damka's dialect, docs/protocol.md; None: `position startpos`)
+POSITIONS = [(name, variant, fen) for name, (variant, fen)
+             in positions("start", "M1", "M2", "M3").items()]
+POSITIONS += [("start", "english", None), ("start", "russian", None)]
 
 
 def fen_to_hub(fen):
@@ -56,48 +48,9 @@ def fen_to_hub(fen):
     return fields[0].lower() + "".join(cells)
 
 
-class Engine:
-    """A child process talking line by line."""
-
-    def __init__(self, argv, cwd=None):
-        self.p = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                  text=True, bufsize=1)
-
-    def send(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def read_until(self, first_word):
-        lines = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                sys.exit(f"engine exited before '{first_word}': {lines[-3:]}")
-            line = line.strip()
-            lines.append(line)
-            if line.split(" ", 1)[0] == first_word:
-                return lines
-
-    def close(self, quit_word="quit"):
-        try:
-            self.send(quit_word)
-            self.p.stdin.close()
-            self.p.wait(timeout=10)
-        except (BrokenPipeError, subprocess.TimeoutExpired):
-            self.p.kill()
-
-
 def run_damka(binary, variant, fen, movetime, hash_mb):
-    e = Engine([binary])
-    e.send("uci")
-    e.read_until("uciok")
-    e.send(f"setoption name Variant value {variant}")
-    e.send("setoption name Threads value 1")
-    e.send(f"setoption name Hash value {hash_mb}")
-    e.send("ucinewgame")
-    e.send("isready")
-    e.read_until("readyok")
+    e = Engine(binary)
+    e.uci(variant, hash_mb, threads=1, book=False)
     e.send(f"position fen {fen}" if fen else "position startpos")
     e.send(f"go movetime {movetime}")
     lines = e.read_until("bestmove")
@@ -134,7 +87,7 @@ def run_scan(scan_dir, fen, movetime):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default="target/release/damka")
+    ap.add_argument("--bin", default=default_binary())
     ap.add_argument("--scan", help="directory holding Scan 2.0's `scan` and scan.ini")
     ap.add_argument("--movetime", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)

@@ -8,14 +8,13 @@
 #                    also read from $DRAUGHTSNET_DIR. Not part of damka and not fetched here.
 #   JOBS             analysis jobs and move jobs per variant (default 20)
 #   CORES            the client's --cores (default 2)
-# Environment: DAMKA (the damka binary; default target/release/damka, built if missing),
+# Environment: DAMKA (the damka binary; default target/release/damka, built if missing;
+#   scripts/lib.sh),
 #   PORT (default 9670), LIMIT_MIN (minutes before giving up; default 90).
 # Exit status 0 when every job was answered and passed the checks, 1 otherwise.
 set -euo pipefail
-
-die() { echo "draughtsnet-check: $*" >&2; exit 1; }
-
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+root=$DAMKA_ROOT
 client_dir=${1:-${DRAUGHTSNET_DIR:-}}
 [ -n "$client_dir" ] && [ -f "$client_dir/draughtsnet.py" ] || die "no draughtsnet.py in '${client_dir}'.
 Get the client first (it is not part of damka):
@@ -26,10 +25,7 @@ cores=${3:-2}
 port=${PORT:-9670}
 limit_min=${LIMIT_MIN:-90}
 
-damka=${DAMKA:-$root/target/release/damka}
-if [ ! -x "$damka" ]; then
-    (cd "$root" && cargo build --release) || die "cargo build --release failed"
-fi
+damka=$(damka_binary)
 py=$("$root/scripts/pyenv.sh" draughtsnet pydraughts==0.6.7 requests | tail -n 1)
 
 work="$root/target/draughtsnet"

@@ -10,7 +10,8 @@
 # extra answer, or a state that changed when it must not; the summary line of each run is
 # printed, with the sum at the end.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$DAMKA_ROOT"
 lines=${1:-50000}
 runs=${2:-10}
 log=target/fuzz-at-scale.log

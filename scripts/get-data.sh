@@ -11,9 +11,8 @@ set -euo pipefail
 # The commit whose tree holds data/selfplay/*.txt.xz (the last one before they left the tree).
 HOLDER=67c419c498ce428eb9c2a031e028c2dbe43d2aa0
 
-die() { echo "get-data.sh: $*" >&2; exit 1; }
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
-cd "$root"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$DAMKA_ROOT"
 for tool in git xz sha256sum; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool is not installed"
 done

@@ -49,6 +49,8 @@ import draughts
 from draughts import WHITE, BLACK
 from draughts.engine import HubEngine, Limit
 
+from damka_proc import default_binary
+
 
 class Player:
     """One engine behind pydraughts' HubEngine, restartable after a crash."""
@@ -223,7 +225,7 @@ def fmt_elo(x):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--damka", default="target/release/damka")
+    ap.add_argument("--damka", default=default_binary())
     ap.add_argument("--dame", required=True, help="the dame executable (venv bin/dame)")
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--movetime", type=float, default=0.3)

@@ -10,8 +10,9 @@
 # Separate venvs are needed because `pydraughts` and `py-draughts` both
 # install a top-level package called `draughts` and would clobber each other.
 set -euo pipefail
-
-die() { echo "pyenv.sh: $*" >&2; exit 1; }
+# The repository's root (DAMKA_ROOT, from this script's own location, so that it works from
+# any current directory) and `die`.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 [ $# -ge 2 ] || die "usage: $0 NAME REQUIREMENT... (e.g. $0 pydraughts pydraughts==0.6.7)"
 name=$1; shift
@@ -19,9 +20,7 @@ case $name in
     */*|.|..|'') die "invalid venv name '$name'" ;;
 esac
 
-# Resolve the repo root from this script's own location (scripts/..), so the
-# script works from any current directory.
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+root=$DAMKA_ROOT
 venv="$root/target/pyenv/$name"
 py="$venv/bin/python"
 marker="$venv/.requirements"

@@ -17,54 +17,10 @@ import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 
-
-class Engine:
-    def __init__(self, command):
-        self.proc = subprocess.Popen(
-            [command],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.out = self.proc.stdout
-
-    def send(self, line):
-        self.proc.stdin.write((line + "\n").encode())
-        self.proc.stdin.flush()
-
-    def read_until(self, prefix):
-        lines = []
-        while True:
-            line = self.out.readline()
-            if not line:
-                raise SystemExit("damka closed its stdout")
-            line = line.decode().rstrip("\n")
-            lines.append(line)
-            if line.startswith(prefix):
-                return lines
-
-    def sync(self):
-        self.send("isready")
-        self.read_until("readyok")
-
-    def display(self):
-        self.send("d")
-        self.send("isready")
-        lines = self.read_until("readyok")
-        info = {}
-        for line in lines:
-            if ": " in line:
-                key, value = line.split(": ", 1)
-                info[key] = value
-        return info
-
-    def quit(self):
-        self.send("quit")
-        self.proc.wait(timeout=10)
+from damka_proc import Engine, default_binary
 
 
 def middlegames(engine, variant, count, rng):
@@ -113,7 +69,7 @@ def summary(name, values):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engine", default="target/release/damka")
+    parser.add_argument("--engine", default=default_binary())
     parser.add_argument("--stops", type=int, default=10000)
     parser.add_argument("--variants", default="international,english")
     parser.add_argument("--positions", type=int, default=20)
@@ -146,7 +102,7 @@ def main():
             if (i + 1) % 1000 == 0:
                 print(f"{variant}: {i + 1}/{per_variant}", file=sys.stderr, flush=True)
         results[variant] = latencies
-    engine.quit()
+    engine.close()
     load_end = os.getloadavg()
     print(f"stop -> bestmove latency, ms ({args.engine}, seed {args.seed}, {time.time() - started:.0f} s)")
     everything = []

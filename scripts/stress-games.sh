@@ -7,11 +7,13 @@
 # eight variants) or `--tc 1+0.01` (odd rounds), two games at once, random balloted openings
 # seeded with i, each game written to OUT/chunk-i.pdn as it ends and the table to
 # OUT/chunk-i.txt. A chunk that finished leaves OUT/chunk-i.done and is skipped when the
-# script runs again, so a killed run resumes where it was. The engine is copied to OUT first
-# (cargo may rebuild target/release meanwhile); a new build starts a new OUT. Then
+# script runs again, so a killed run resumes where it was. The engine ($DAMKA, or
+# target/release/damka, built when missing: scripts/lib.sh) is copied to OUT first (cargo may
+# rebuild target/release meanwhile); a new build starts a new OUT. Then
 # scripts/stress_summary.py OUT prints the totals.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$DAMKA_ROOT"
 games=${GAMES:-10000}
 chunk=${CHUNK:-250}
 out=${OUT:-target/stress}
@@ -19,7 +21,8 @@ variants=(english international russian brazilian italian pool spanish czech)
 limits=("--movetime 20" "--tc 1+0.01")
 mkdir -p "$out"
 if [ ! -x "$out/damka" ]; then
-    cp target/release/damka "$out/damka"
+    source_binary=$(damka_binary)
+    cp "$source_binary" "$out/damka"
     git rev-parse --short HEAD > "$out/commit"
 fi
 chunks=$(( (games + chunk - 1) / chunk ))

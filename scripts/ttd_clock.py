@@ -5,7 +5,7 @@ Usage:
   scripts/ttd_clock.py MS ROUNDS NAME=BIN:THREADS [NAME=BIN:THREADS ...]
 
 For each round, each position (the international start, M2 and M3 of
-scripts/search-speed.sh) and each NAME, a fresh process of BIN (UCI-style dialect,
+scripts/positions.txt) and each NAME, a fresh process of BIN (UCI-style dialect,
 docs/protocol.md: Variant international, Hash 64, Threads THREADS, `ucinewgame`,
 `position fen`, `go movetime MS`) searches once. Prints one line per run: the CPU time the
 process used (user + system, all threads, from /proc) and, for the four deepest finished
@@ -15,30 +15,19 @@ Threads 1 and Threads 2. Standard library only; Linux (/proc).
 """
 import sys
 
-# Shared with the other search scripts beside this one: the positions, the child-process
-# wrapper (which stops with a message when the engine exits early) and the CPU clock.
-from depth_vs_scan import POSITIONS as ALL_POSITIONS, Engine
-from uci_search import cpu_ms
+from damka_proc import Engine, positions
 
-POSITIONS = {name: fen for name, variant, fen in ALL_POSITIONS
-             if variant == "international" and name in ("start", "M2", "M3")}
+POSITIONS = {name: fen for name, (variant, fen) in positions("start", "M2", "M3").items()}
 
 
 def search(binary, threads, fen, ms):
     """One search in a fresh process: ({depth: (time ms, nodes)}, CPU ms)."""
-    engine = Engine([binary])
-    engine.send("uci")
-    engine.read_until("uciok")
-    engine.send("setoption name Variant value international")
-    engine.send("setoption name Hash value 64")
-    engine.send(f"setoption name Threads value {threads}")
-    engine.send("ucinewgame")
-    engine.send("isready")
-    engine.read_until("readyok")
+    engine = Engine(binary)
+    engine.uci("international", 64, threads, book=False)
     engine.send(f"position fen {fen}")
     engine.send(f"go movetime {ms}")
     lines = engine.read_until("bestmove")
-    cpu = cpu_ms(engine.p.pid)
+    cpu = engine.cpu_ms()
     engine.close()
     depths = {}
     for line in lines:

@@ -19,24 +19,15 @@ machine it shows what a thread does while it runs. `wall` is the wall time from 
 `go` to reading `bestmove`. Standard library only.
 """
 import argparse
-import subprocess
 import sys
-import os
 import time
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_ms(pid):
-    """User + system CPU time of the process (all its threads) so far, in ms."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / TICK
+from damka_proc import Engine, default_binary
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default="target/release/damka")
+    ap.add_argument("--bin", default=default_binary())
     ap.add_argument("--variant", default="international")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--hash", type=int, default=64)
@@ -50,59 +41,28 @@ def main():
     ap.add_argument("--all", action="store_true", help="print every info line too")
     a = ap.parse_args()
 
-    p = subprocess.Popen([a.bin], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         text=True, bufsize=1)
-
-    def send(line):
-        p.stdin.write(line + "\n")
-        p.stdin.flush()
-
-    def expect(word):
-        while True:
-            line = p.stdout.readline()
-            if not line:
-                sys.exit(f"uci_search: damka exited before '{word}'")
-            line = line.strip()
-            if line.startswith("info string error"):
-                sys.exit(f"uci_search: {line}")
-            if line.split()[:1] == [word]:
-                return line
-
-    send("uci")
-    expect("uciok")
-    send(f"setoption name Variant value {a.variant}")
-    send(f"setoption name Hash value {a.hash}")
-    send(f"setoption name Threads value {a.threads}")
-    send("ucinewgame")
-    send("isready")
-    expect("readyok")
+    engine = Engine(a.bin)
+    engine.uci(a.variant, a.hash, a.threads, book=False)
     pos = "position startpos" if a.startpos else f"position fen {a.fen}"
     if a.moves.strip():
         pos += " moves " + a.moves.strip()
-    send(pos)
-    send("isready")
-    expect("readyok")
-    send(f"go movetime {a.movetime}" if a.movetime is not None else f"go depth {a.depth}")
+    engine.send(pos)
+    engine.sync()
+    engine.send(f"go movetime {a.movetime}" if a.movetime is not None else f"go depth {a.depth}")
     t0 = time.monotonic()
-    cpu0 = cpu_ms(p.pid)
+    cpu0 = engine.cpu_ms()
     last = None
     while True:
-        line = p.stdout.readline()
-        if not line:
-            sys.exit("uci_search: damka exited during the search")
-        line = line.strip()
-        if line.startswith("info string error"):
-            sys.exit(f"uci_search: {line}")
+        line = engine.readline("the end of the search")
         if line.startswith("info depth"):
             last = line
-            last_cpu = cpu_ms(p.pid)
+            last_cpu = engine.cpu_ms()
             if a.all:
                 print(line, flush=True)
         elif line.startswith("bestmove"):
             wall = (time.monotonic() - t0) * 1000
             break
-    send("quit")
-    p.wait(timeout=10)
+    engine.close()
     if last is None:
         sys.exit("uci_search: no info line")
     w = last.split()

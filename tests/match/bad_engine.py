@@ -11,34 +11,38 @@ It answers `uci`, `isready`, `setoption`, `position` and `quit` correctly, and o
 """
 import sys
 
+from engine_lines import commands
+
+# The answers to the commands it understands; the others (`setoption`, `position`, ...) get
+# none, as in UCI.
+ANSWERS = {
+    "uci": [
+        "id name bad-engine",
+        "option name Variant type combo default english var english var russian "
+        "var international",
+        "option name Hash type spin default 1 min 1 max 16",
+        "uciok",
+    ],
+    "isready": ["readyok"],
+}
+
+# The answer to `go` in each mode (`crash` exits instead).
+GO_ANSWERS = {
+    "illegal": ["info depth 1 score cp 0", "bestmove 1-2"],
+    "garbage": ["bestmove ???"],
+    "hang": [],  # no answer, ever
+}
+
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "illegal"
-    for line in sys.stdin:
-        words = line.split()
-        if not words:
-            continue
-        command = words[0]
-        if command == "uci":
-            print("id name bad-engine")
-            print("option name Variant type combo default english var english var russian "
-                  "var international")
-            print("option name Hash type spin default 1 min 1 max 16")
-            print("uciok")
-        elif command == "isready":
-            print("readyok")
-        elif command == "go":
-            if mode == "illegal":
-                print("info depth 1 score cp 0")
-                print("bestmove 1-2")
-            elif mode == "garbage":
-                print("bestmove ???")
-            elif mode == "crash":
-                sys.exit(3)
-            # hang: no answer, ever
-        elif command == "quit":
+    for command, _ in commands():
+        if command == "quit":
             return
-        sys.stdout.flush()
+        if command == "go" and mode == "crash":
+            sys.exit(3)
+        for line in GO_ANSWERS[mode] if command == "go" else ANSWERS.get(command, []):
+            print(line)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import random
 import sys
 
 from draughts import Board, Move
+from engine_lines import commands
 
 
 def fen_of(hub):
@@ -39,13 +40,7 @@ def main():
     # every game from its start would lose on time). A changed start rebuilds the board.
     played_pos, played_moves, board = None, [], None
     pos, moves = None, []
-    for line in sys.stdin:
-        log.write(line)
-        log.flush()
-        words = line.split()
-        if not words:
-            continue
-        command = words[0]
+    for command, words in commands(log):
         if command == "hub":
             print("name hub1-test-engine")
             print("wait")
@@ -59,13 +54,11 @@ def main():
             if pos != played_pos or moves[:len(played_moves)] != played_moves:
                 if len(pos or "") != 51:
                     print("error bad position")
-                    sys.stdout.flush()
                     continue
                 try:
                     board = Board(variant="standard", fen=fen_of(pos))
                 except (KeyError, ValueError):
                     print("error bad position")
-                    sys.stdout.flush()
                     continue
                 played_pos, played_moves = pos, []
             for text in moves[len(played_moves):]:
@@ -88,7 +81,6 @@ def main():
                 print(f"move {choice.hub_move}")
         elif command == "quit":
             return
-        sys.stdout.flush()
 
 
 if __name__ == "__main__":
