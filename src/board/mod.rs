@@ -165,25 +165,28 @@ const fn ghost_tables<const SQUARES: usize, const PER_PAIR: usize>() -> ([u8; 64
     (bit_of, square_of)
 }
 
-const fn board_mask<const SQUARES: usize, const PER_PAIR: usize>() -> u64 {
-    let mut mask = 0u64;
-    let mut sq = 0;
-    while sq < SQUARES {
-        mask |= 1u64 << (sq + sq / PER_PAIR);
-        sq += 1;
-    }
-    mask
+/// Which playable squares a mask of [`ghost_mask`] holds.
+#[derive(Clone, Copy)]
+enum Squares {
+    All,
+    FirstOfRow,
+    LastOfRow,
 }
 
-/// The first (`last` false) or last square of every row, as bits.
-const fn row_end_mask<const SQUARES: usize, const PER_ROW: usize, const PER_PAIR: usize>(
-    last: bool,
+/// The bits of the playable squares `which` of a ghost-layout board.
+const fn ghost_mask<const SQUARES: usize, const PER_ROW: usize, const PER_PAIR: usize>(
+    which: Squares,
 ) -> u64 {
     let mut mask = 0u64;
     let mut sq = 0;
     while sq < SQUARES {
         let in_row = sq % PER_ROW;
-        if (last && in_row == PER_ROW - 1) || (!last && in_row == 0) {
+        let wanted = match which {
+            Squares::All => true,
+            Squares::FirstOfRow => in_row == 0,
+            Squares::LastOfRow => in_row == PER_ROW - 1,
+        };
+        if wanted {
             mask |= 1u64 << (sq + sq / PER_PAIR);
         }
         sq += 1;
@@ -191,42 +194,40 @@ const fn row_end_mask<const SQUARES: usize, const PER_ROW: usize, const PER_PAIR
     mask
 }
 
-const TABLES_8: ([u8; 64], [u8; 64]) = ghost_tables::<32, 8>();
-const TABLES_10: ([u8; 64], [u8; 64]) = ghost_tables::<50, 10>();
+/// The [`Geometry`] of a board in the ghost layout with `$size` squares a side: half of
+/// them playable, `$size / 2` a row, one ghost bit after every two rows, so a diagonal step
+/// is a shift by half a row (`SHORT`) or one more (`LONG`).
+macro_rules! ghost_geometry {
+    ($board:ident, $size:literal) => {
+        impl Geometry for $board {
+            const SIZE: usize = $size;
+            const SQUARES: usize = $size * $size / 2;
+            const PER_ROW: usize = $size / 2;
+            const SHORT: u32 = $size / 2;
+            const LONG: u32 = $size / 2 + 1;
+            const BOARD: Bitboard =
+                ghost_mask::<{ $size * $size / 2 }, { $size / 2 }, $size>(Squares::All);
+            const ROW_FIRST: Bitboard =
+                ghost_mask::<{ $size * $size / 2 }, { $size / 2 }, $size>(Squares::FirstOfRow);
+            const ROW_LAST: Bitboard =
+                ghost_mask::<{ $size * $size / 2 }, { $size / 2 }, $size>(Squares::LastOfRow);
+            const BIT_OF: [u8; 64] = ghost_tables::<{ $size * $size / 2 }, $size>().0;
+            const SQUARE_OF: [u8; 64] = ghost_tables::<{ $size * $size / 2 }, $size>().1;
+        }
+    };
+}
 
 /// The 8x8 board: 32 squares in 35 bits, ghosts at bits 8, 17 and 26.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Board8;
 
-impl Geometry for Board8 {
-    const SIZE: usize = 8;
-    const SQUARES: usize = 32;
-    const PER_ROW: usize = 4;
-    const SHORT: u32 = 4;
-    const LONG: u32 = 5;
-    const BOARD: Bitboard = board_mask::<32, 8>();
-    const ROW_FIRST: Bitboard = row_end_mask::<32, 4, 8>(false);
-    const ROW_LAST: Bitboard = row_end_mask::<32, 4, 8>(true);
-    const BIT_OF: [u8; 64] = TABLES_8.0;
-    const SQUARE_OF: [u8; 64] = TABLES_8.1;
-}
+ghost_geometry!(Board8, 8);
 
 /// The 10x10 board: 50 squares in 54 bits, ghosts at bits 10, 21, 32 and 43.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Board10;
 
-impl Geometry for Board10 {
-    const SIZE: usize = 10;
-    const SQUARES: usize = 50;
-    const PER_ROW: usize = 5;
-    const SHORT: u32 = 5;
-    const LONG: u32 = 6;
-    const BOARD: Bitboard = board_mask::<50, 10>();
-    const ROW_FIRST: Bitboard = row_end_mask::<50, 5, 10>(false);
-    const ROW_LAST: Bitboard = row_end_mask::<50, 5, 10>(true);
-    const BIT_OF: [u8; 64] = TABLES_10.0;
-    const SQUARE_OF: [u8; 64] = TABLES_10.1;
-}
+ghost_geometry!(Board10, 10);
 
 /// The full 8x8 board of Turkish draughts: all 64 squares playable, bit = square index
 /// (a8 = 0, h8 = 7, a1 = 56), no ghost bits. Its `SHORT`/`LONG` diagonal shifts wrap around
@@ -352,19 +353,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn orthogonal_steps_match_row_and_column() {
-        check_orthogonal_steps::<Board8>();
-        check_orthogonal_steps::<Board10>();
-    }
-
-    #[test]
-    fn steps_match_row_and_column_8x8() {
-        check_steps::<Board8>();
-    }
-
-    #[test]
-    fn steps_match_row_and_column_10x10() {
-        check_steps::<Board10>();
+    crate::generic_tests! {
+        orthogonal_steps_match_row_and_column:
+            check_orthogonal_steps::<Board8>(), check_orthogonal_steps::<Board10>();
+        steps_match_row_and_column_8x8: check_steps::<Board8>();
+        steps_match_row_and_column_10x10: check_steps::<Board10>();
     }
 }

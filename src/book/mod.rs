@@ -62,17 +62,10 @@ impl Entry {
     }
 }
 
-/// Why a book file was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BookError(pub String);
-
-impl fmt::Display for BookError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+message_error! {
+    /// Why a book file was refused.
+    BookError
 }
-
-impl std::error::Error for BookError {}
 
 /// A book move offered in a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

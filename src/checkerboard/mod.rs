@@ -191,35 +191,10 @@ impl GameType {
 /// Runs an expression with a type alias bound to the rules of a [`GameType`] (six
 /// instantiations, where `with_variant!` would make fourteen).
 macro_rules! with_gametype {
-    ($gametype:expr, $rules:ident => $body:expr) => {{
-        use $crate::checkerboard::GameType as __G;
-        match $gametype {
-            __G::English => {
-                type $rules = $crate::rules::English;
-                $body
-            }
-            __G::Italian => {
-                type $rules = $crate::rules::Italian;
-                $body
-            }
-            __G::Spanish => {
-                type $rules = $crate::rules::Spanish;
-                $body
-            }
-            __G::Russian => {
-                type $rules = $crate::rules::Russian;
-                $body
-            }
-            __G::Brazilian => {
-                type $rules = $crate::rules::Brazilian;
-                $body
-            }
-            __G::Czech => {
-                type $rules = $crate::rules::Czech;
-                $body
-            }
-        }
-    }};
+    ($gametype:expr, $rules:ident => $body:expr) => {
+        $crate::match_rules_type!($gametype, $crate::checkerboard::GameType, $rules => $body;
+            English Italian Spanish Russian Brazilian Czech)
+    };
 }
 pub(crate) use with_gametype;
 

@@ -592,20 +592,22 @@ impl BlockFile {
 mod tests {
     use super::*;
 
-    fn sample() -> Vec<u8> {
-        (0..10_000u32)
+    /// The values of an English slice (a white king against two black kings) and their
+    /// count.
+    fn sample() -> (Vec<u8>, Material, u64) {
+        let values: Vec<u8> = (0..10_000u32)
             .map(|i| if i % 7 == 0 { (i % 200) as u8 } else { 3 })
-            .collect()
+            .collect();
+        let count = values.len() as u64;
+        (values, Material::new(0, 1, 0, 2), count)
     }
 
     #[test]
     fn encode_then_parse_gives_the_values_back() {
-        let values = sample();
-        let m = Material::new(0, 1, 0, 2);
+        let (values, m, n) = sample();
         let bytes = encode(Variant::English, m, &values);
         let path = Path::new("x.dtm");
-        let file =
-            SliceFile::parse(path, bytes, Variant::English, m, values.len() as u64).expect("valid");
+        let file = SliceFile::parse(path, bytes, Variant::English, m, n).expect("valid");
         assert_eq!(file.decode_all(path).unwrap(), values);
         for (i, &v) in values.iter().enumerate().step_by(13) {
             assert_eq!(file.value_code(i as u64), Some(v));
@@ -635,9 +637,7 @@ mod tests {
 
     #[test]
     fn blocks_read_alone_give_the_values_back_in_both_versions() {
-        let values = sample();
-        let m = Material::new(0, 1, 0, 2);
-        let n = values.len() as u64;
+        let (values, m, n) = sample();
         for (version, bytes) in [
             (2, encode(Variant::English, m, &values)),
             (1, version_1(&values, m)),
@@ -661,9 +661,7 @@ mod tests {
 
     #[test]
     fn a_damaged_block_is_caught_when_read_alone() {
-        let values = sample();
-        let m = Material::new(0, 1, 0, 2);
-        let n = values.len() as u64;
+        let (values, m, n) = sample();
         let mut bytes = encode(Variant::English, m, &values);
         // A value byte of the last block: the header and index stay valid.
         let last = bytes.len() - 2;
@@ -688,11 +686,9 @@ mod tests {
 
     #[test]
     fn damaged_files_are_refused() {
-        let values = sample();
-        let m = Material::new(0, 1, 0, 2);
+        let (values, m, n) = sample();
         let good = encode(Variant::English, m, &values);
         let path = Path::new("x.dtm");
-        let n = values.len() as u64;
         let reason = |bytes: Vec<u8>, variant: Variant| {
             SliceFile::parse(path, bytes, variant, m, n)
                 .expect_err("refused")

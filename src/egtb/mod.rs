@@ -289,39 +289,34 @@ pub struct Placement {
 /// every two rows) each two rows' squares are one run of bits, moved by one shift.
 #[inline(always)]
 pub fn squares_of<G: Geometry>(bits: Bitboard) -> u64 {
-    if G::PER_ROW == G::SIZE {
-        let mut set = 0;
-        for bit in Bits(bits) {
-            set |= 1u64 << G::SQUARE_OF[bit as usize];
-        }
-        return set;
-    }
-    let pair = 2 * G::PER_ROW;
-    let run = (1u64 << pair) - 1;
-    let mut set = 0;
-    for group in 0..G::SQUARES / pair {
-        set |= ((bits >> (group * (pair + 1))) & run) << (group * pair);
-    }
-    set
+    relaid::<G>(bits, &G::SQUARE_OF, 1, 0)
 }
 
 /// Ghost-layout bitboard of a square-index mask (see [`squares_of`]).
 #[inline(always)]
 pub fn bits_of<G: Geometry>(squares: u64) -> Bitboard {
+    relaid::<G>(squares, &G::BIT_OF, 0, 1)
+}
+
+/// `set` moved from one layout to the other: on a board without ghost bits (Turkish's) bit
+/// by bit through `table`; else two rows at a time, the run of two rows' squares of group
+/// `g` moved from bit `g * (pair + from_gap)` to bit `g * (pair + to_gap)`, where a gap of 1
+/// is the ghost layout's and 0 the square indices'.
+#[inline(always)]
+fn relaid<G: Geometry>(set: u64, table: &[u8; 64], from_gap: usize, to_gap: usize) -> u64 {
+    let mut moved = 0;
     if G::PER_ROW == G::SIZE {
-        let mut set = 0;
-        for square in Bits(squares) {
-            set |= 1u64 << G::BIT_OF[square as usize];
+        for index in Bits(set) {
+            moved |= 1u64 << table[index as usize];
         }
-        return set;
+        return moved;
     }
     let pair = 2 * G::PER_ROW;
     let run = (1u64 << pair) - 1;
-    let mut set = 0;
     for group in 0..G::SQUARES / pair {
-        set |= ((squares >> (group * pair)) & run) << (group * (pair + 1));
+        moved |= ((set >> (group * (pair + from_gap))) & run) << (group * (pair + to_gap));
     }
-    set
+    moved
 }
 
 /// The square mask turned by 180 degrees (square s becomes SQUARES - 1 - s).
@@ -710,14 +705,18 @@ mod tests {
         }
     }
 
+    /// Runs a check on every English material of up to four pieces, then on every
+    /// international one of up to three.
+    fn on_small_materials(english: fn(Material), international: fn(Material)) {
+        Material::all::<English>(4).into_iter().for_each(english);
+        Material::all::<International>(3)
+            .into_iter()
+            .for_each(international);
+    }
+
     #[test]
     fn index_round_trips() {
-        for m in Material::all::<English>(4) {
-            round_trip::<English>(m);
-        }
-        for m in Material::all::<International>(3) {
-            round_trip::<International>(m);
-        }
+        on_small_materials(round_trip::<English>, round_trip::<International>);
     }
 
     fn walk<R: Rules>(material: Material) {
@@ -763,12 +762,7 @@ mod tests {
 
     #[test]
     fn walks_follow_the_index() {
-        for m in Material::all::<English>(4) {
-            walk::<English>(m);
-        }
-        for m in Material::all::<International>(3) {
-            walk::<International>(m);
-        }
+        on_small_materials(walk::<English>, walk::<International>);
     }
 
     #[test]

@@ -32,38 +32,27 @@ pub const FRISIAN_FILE: &[u8] = include_bytes!("data/frisian.dkw");
 /// The frysk! weights file.
 pub const FRYSK_FILE: &[u8] = include_bytes!("data/frysk.dkw");
 
-static INTERNATIONAL: LazyLock<Patterns> = LazyLock::new(|| {
-    Patterns::from_bytes(INTERNATIONAL_FILE, 10)
-        .expect("the built-in international weights file is valid")
-});
+/// The block tables of each built-in file, read at their first use: `NAME = FILE, board
+/// size, name in the panic message`.
+macro_rules! built_in_tables {
+    ($($tables:ident = $file:ident, $size:literal, $name:literal;)*) => {$(
+        static $tables: LazyLock<Patterns> = LazyLock::new(|| {
+            Patterns::from_bytes($file, $size)
+                .expect(concat!("the built-in ", $name, " weights file is valid"))
+        });
+    )*};
+}
 
-static ENGLISH: LazyLock<Patterns> = LazyLock::new(|| {
-    Patterns::from_bytes(ENGLISH_FILE, 8).expect("the built-in English weights file is valid")
-});
-
-static RUSSIAN: LazyLock<Patterns> = LazyLock::new(|| {
-    Patterns::from_bytes(RUSSIAN_FILE, 8).expect("the built-in Russian weights file is valid")
-});
-
-static ITALIAN: LazyLock<Patterns> = LazyLock::new(|| {
-    Patterns::from_bytes(ITALIAN_FILE, 8).expect("the built-in Italian weights file is valid")
-});
-
-static SPANISH: LazyLock<Patterns> = LazyLock::new(|| {
-    Patterns::from_bytes(SPANISH_FILE, 8).expect("the built-in Spanish weights file is valid")
-});
-
-static CZECH: LazyLock<Patterns> = LazyLock::new(|| {
-    Patterns::from_bytes(CZECH_FILE, 8).expect("the built-in Czech weights file is valid")
-});
-
-static FRISIAN: LazyLock<Patterns> = LazyLock::new(|| {
-    Patterns::from_bytes(FRISIAN_FILE, 10).expect("the built-in Frisian weights file is valid")
-});
-
-static FRYSK: LazyLock<Patterns> = LazyLock::new(|| {
-    Patterns::from_bytes(FRYSK_FILE, 10).expect("the built-in frysk! weights file is valid")
-});
+built_in_tables! {
+    INTERNATIONAL = INTERNATIONAL_FILE, 10, "international";
+    ENGLISH = ENGLISH_FILE, 8, "English";
+    RUSSIAN = RUSSIAN_FILE, 8, "Russian";
+    ITALIAN = ITALIAN_FILE, 8, "Italian";
+    SPANISH = SPANISH_FILE, 8, "Spanish";
+    CZECH = CZECH_FILE, 8, "Czech";
+    FRISIAN = FRISIAN_FILE, 10, "Frisian";
+    FRYSK = FRYSK_FILE, 10, "frysk!";
+}
 
 /// The built-in block tables of `variant`, or `None` where it has none.
 #[inline(always)]

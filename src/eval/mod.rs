@@ -906,34 +906,20 @@ mod tests {
         }
     }
 
+    /// A module of tests a variant, each module with every generic check.
     macro_rules! variant_tests {
         ($($module:ident: $rules:ty,)*) => {$(
             mod $module {
                 use super::*;
 
-                #[test]
-                fn start_position_scores_the_side_to_move_bonus() {
-                    start_scores_the_move_bonus::<$rules>();
-                }
-
-                #[test]
-                fn colour_flip_gives_the_same_score() {
-                    colour_symmetric::<$rules>();
-                }
-
-                #[test]
-                fn a_man_up_is_positive() {
-                    a_man_up_scores_positive::<$rules>();
-                }
-
-                #[test]
-                fn winning_material_in_a_quiet_ending_raises_the_score() {
-                    winning_material_raises_the_score::<$rules>();
-                }
-
-                #[test]
-                fn scores_stay_well_inside_the_win_range() {
-                    scores_stay_bounded::<$rules>();
+                crate::generic_tests! {
+                    start_position_scores_the_side_to_move_bonus:
+                        start_scores_the_move_bonus::<$rules>();
+                    colour_flip_gives_the_same_score: colour_symmetric::<$rules>();
+                    a_man_up_is_positive: a_man_up_scores_positive::<$rules>();
+                    winning_material_in_a_quiet_ending_raises_the_score:
+                        winning_material_raises_the_score::<$rules>();
+                    scores_stay_well_inside_the_win_range: scores_stay_bounded::<$rules>();
                 }
             }
         )*};

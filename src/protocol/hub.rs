@@ -850,32 +850,26 @@ mod tests {
     #[test]
     fn scans_table_size_and_variant_names_are_read() {
         // Scan's tt-size: 2^N entries of 16 bytes.
-        assert_eq!(
-            param("set-param name=tt-size value=20"),
-            Ok(("Hash".into(), "16".into()))
-        );
-        assert_eq!(
-            param("set-param name=tt-size value=24"),
-            Ok(("Hash".into(), "256".into()))
-        );
-        assert_eq!(
-            param("set-param name=tt-size value=40"),
-            Ok(("Hash".into(), MAX_HASH_MB.to_string()))
-        );
+        let largest = MAX_HASH_MB.to_string();
+        for (line, name, value) in [
+            ("set-param name=tt-size value=20", "Hash", "16"),
+            ("set-param name=tt-size value=24", "Hash", "256"),
+            ("set-param name=tt-size value=40", "Hash", largest.as_str()),
+            ("set-param name=variant value=bt", "variant", "breakthrough"),
+            (
+                "set-param name=variant value=losing",
+                "variant",
+                "antidraughts",
+            ),
+        ] {
+            assert_eq!(param(line), Ok((name.into(), value.into())), "{line}");
+        }
         for bad in ["15", "41", "-3", "big", ""] {
             assert!(
                 param(&format!("set-param name=tt-size value={bad}")).is_err(),
                 "{bad}"
             );
         }
-        assert_eq!(
-            param("set-param name=variant value=bt"),
-            Ok(("variant".into(), "breakthrough".into()))
-        );
-        assert_eq!(
-            param("set-param name=variant value=losing"),
-            Ok(("variant".into(), "antidraughts".into()))
-        );
         assert!(param("set-param name=variant value=killer").is_err());
     }
 

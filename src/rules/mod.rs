@@ -631,65 +631,26 @@ impl FromStr for Variant {
 /// `with_variant!(variant, R => perft::<R>(...))`.
 #[macro_export]
 macro_rules! with_variant {
-    ($variant:expr, $rules:ident => $body:expr) => {{
-        use $crate::rules::Variant as __V;
-        match $variant {
-            __V::English => {
-                type $rules = $crate::rules::English;
+    ($variant:expr, $rules:ident => $body:expr) => {
+        $crate::match_rules_type!($variant, $crate::rules::Variant, $rules => $body;
+            English International Brazilian Russian Pool Italian Spanish Czech Towers
+            Antidraughts Breakthrough Frisian Frysk Turkish)
+    };
+}
+
+/// The `match` behind [`with_variant!`] (and the CheckerBoard interface's `with_gametype!`):
+/// each listed value `Name` of the enum `$enum` runs `$body` with the type alias `$rules`
+/// bound to `rules::Name`, the rules type of the same name.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! match_rules_type {
+    ($value:expr, $enum:path, $rules:ident => $body:expr; $($name:ident)+) => {{
+        use $enum as __E;
+        match $value {
+            $(__E::$name => {
+                type $rules = $crate::rules::$name;
                 $body
-            }
-            __V::International => {
-                type $rules = $crate::rules::International;
-                $body
-            }
-            __V::Brazilian => {
-                type $rules = $crate::rules::Brazilian;
-                $body
-            }
-            __V::Russian => {
-                type $rules = $crate::rules::Russian;
-                $body
-            }
-            __V::Pool => {
-                type $rules = $crate::rules::Pool;
-                $body
-            }
-            __V::Italian => {
-                type $rules = $crate::rules::Italian;
-                $body
-            }
-            __V::Spanish => {
-                type $rules = $crate::rules::Spanish;
-                $body
-            }
-            __V::Czech => {
-                type $rules = $crate::rules::Czech;
-                $body
-            }
-            __V::Towers => {
-                type $rules = $crate::rules::Towers;
-                $body
-            }
-            __V::Antidraughts => {
-                type $rules = $crate::rules::Antidraughts;
-                $body
-            }
-            __V::Breakthrough => {
-                type $rules = $crate::rules::Breakthrough;
-                $body
-            }
-            __V::Frisian => {
-                type $rules = $crate::rules::Frisian;
-                $body
-            }
-            __V::Frysk => {
-                type $rules = $crate::rules::Frysk;
-                $body
-            }
-            __V::Turkish => {
-                type $rules = $crate::rules::Turkish;
-                $body
-            }
+            })+
         }
     }};
 }

@@ -1,6 +1,6 @@
 //! The command line of `damka dxp` (clap), turned into the library's [`DxpConfig`].
 
-use damka::protocol::dxp::{DxpConfig, DxpMode};
+use damka::protocol::dxp::{DxpConfig, DxpMode, OptionSetting};
 use damka::rules::Color;
 
 const EXAMPLES: &str = "\
@@ -115,19 +115,35 @@ impl DxpArgs {
                 fen: self.fen,
             },
         };
+        fn shown<T: ToString>(value: Option<T>) -> Option<String> {
+            value.map(|v| v.to_string())
+        }
+        // (flag, engine option, value): the engine sets them in this order.
+        let options = [
+            ("hash", "Hash", shown(self.hash)),
+            ("threads", "Threads", shown(self.threads)),
+            ("eval-file", "EvalFile", self.eval_file),
+            ("egtb-cache", "EGTBCache", shown(self.egtb_cache)),
+            ("egtb-path", "EGTBPath", self.egtb_path),
+            ("book-file", "BookFile", self.book_file),
+            ("no-book", "Book", self.no_book.then(|| "false".to_string())),
+            ("book-ply", "BookPly", shown(self.book_ply)),
+            ("book-margin", "BookMargin", shown(self.book_margin)),
+            ("level", "Skill Level", shown(self.level)),
+        ];
         DxpConfig {
             mode,
             movetime: self.movetime,
-            hash: self.hash,
-            threads: self.threads,
-            eval_file: self.eval_file,
-            egtb_path: self.egtb_path,
-            egtb_cache: self.egtb_cache,
-            book_file: self.book_file,
-            no_book: self.no_book,
-            book_ply: self.book_ply,
-            book_margin: self.book_margin,
-            level: self.level,
+            options: options
+                .into_iter()
+                .filter_map(|(flag, option, value)| {
+                    value.map(|value| OptionSetting {
+                        flag,
+                        option,
+                        value,
+                    })
+                })
+                .collect(),
             name: self.name,
         }
     }

@@ -156,17 +156,10 @@ pub enum Message {
     BackAccept(BackCode),
 }
 
-/// Why a message could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError(pub String);
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+message_error! {
+    /// Why a message could not be read.
+    ParseError
 }
-
-impl std::error::Error for ParseError {}
 
 /// A cursor over the characters of one message.
 struct Fields<'a> {

@@ -52,8 +52,8 @@ pub enum DxpMode {
     },
 }
 
-/// The settings of `damka dxp`: its mode and the engine's options. The engine options left
-/// `None` keep the engine's defaults; an error names the setting by its command-line flag.
+/// The settings of `damka dxp`: its mode, its move time and name, and the engine options
+/// to set (the others keep the engine's defaults).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DxpConfig {
     /// Listen or connect.
@@ -61,29 +61,22 @@ pub struct DxpConfig {
     /// Milliseconds to think a move, whatever the game clock (default: the game clock; 1000
     /// ms when the request has none); at least 1.
     pub movetime: Option<u64>,
-    /// Transposition table size in MB (the engine option Hash).
-    pub hash: Option<u64>,
-    /// Search threads (Threads).
-    pub threads: Option<u64>,
-    /// A weights file for the evaluation (EvalFile).
-    pub eval_file: Option<String>,
-    /// A directory of endgame tables (EGTBPath).
-    pub egtb_path: Option<String>,
-    /// MB of endgame-table blocks kept in memory (EGTBCache).
-    pub egtb_cache: Option<u64>,
-    /// An opening book file (BookFile).
-    pub book_file: Option<String>,
-    /// Play without the opening book (Book false).
-    pub no_book: bool,
-    /// Plies from the game's start in which any book move within the margin may be played
-    /// (BookPly).
-    pub book_ply: Option<u32>,
-    /// Centi-men below the best within which book moves are played at random (BookMargin).
-    pub book_margin: Option<u32>,
-    /// Playing strength from 0 to 20 (Skill Level).
-    pub level: Option<u32>,
+    /// Engine options, set in this order before the first connection.
+    pub options: Vec<OptionSetting>,
     /// Our name in game requests and acceptances (at most 32 characters are sent).
     pub name: String,
+}
+
+/// One engine option of [`DxpConfig`]: an option that is refused is reported under the
+/// command-line flag that gave it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionSetting {
+    /// The command-line flag, without its dashes (`hash`).
+    pub flag: &'static str,
+    /// The engine option (`Hash`).
+    pub option: &'static str,
+    /// Its value.
+    pub value: String,
 }
 
 /// Runs `damka dxp`; the exit code (2 after a usage error, 1 when the connection cannot be
@@ -103,24 +96,10 @@ fn run_checked(config: DxpConfig) -> Result<i32, String> {
     engine
         .set_variant(Variant::International)
         .map_err(|e| e.to_string())?;
-    let settings = [
-        ("Hash", config.hash.map(|v| v.to_string())),
-        ("Threads", config.threads.map(|v| v.to_string())),
-        ("EvalFile", config.eval_file.clone()),
-        ("EGTBCache", config.egtb_cache.map(|v| v.to_string())),
-        ("EGTBPath", config.egtb_path.clone()),
-        ("BookFile", config.book_file.clone()),
-        ("Book", config.no_book.then(|| "false".to_string())),
-        ("BookPly", config.book_ply.map(|v| v.to_string())),
-        ("BookMargin", config.book_margin.map(|v| v.to_string())),
-        ("Skill Level", config.level.map(|v| v.to_string())),
-    ];
-    for (name, value) in settings {
-        if let Some(value) = value {
-            engine
-                .set_option(name, &value)
-                .map_err(|e| format!("--{}: {e}", flag_of(name)))?;
-        }
+    for setting in &config.options {
+        engine
+            .set_option(setting.option, &setting.value)
+            .map_err(|e| format!("--{}: {e}", setting.flag))?;
     }
     if config.movetime == Some(0) {
         return Err("--movetime must be at least 1".into());
@@ -207,21 +186,6 @@ fn request_games(
         &mut print,
     );
     0
-}
-
-fn flag_of(option: &str) -> &'static str {
-    match option {
-        "Hash" => "hash",
-        "Threads" => "threads",
-        "EvalFile" => "eval-file",
-        "EGTBCache" => "egtb-cache",
-        "BookFile" => "book-file",
-        "Book" => "no-book",
-        "BookPly" => "book-ply",
-        "BookMargin" => "book-margin",
-        "Skill Level" => "level",
-        _ => "egtb-path",
-    }
 }
 
 /// `PORT` or `HOST:PORT` (`[::1]:PORT` for IPv6).
