@@ -22,24 +22,13 @@ fn level() -> &'static str {
     if !cfg!(target_arch = "x86_64") {
         return std::env::consts::ARCH;
     }
-    let v2 = cfg!(all(
-        target_feature = "popcnt",
-        target_feature = "sse4.2",
-        target_feature = "ssse3"
-    ));
-    let v3 = v2
-        && cfg!(all(
-            target_feature = "avx2",
-            target_feature = "bmi2",
-            target_feature = "fma",
-            target_feature = "movbe"
-        ));
-    let v4 = v3
-        && cfg!(all(
-            target_feature = "avx512f",
-            target_feature = "avx512bw",
-            target_feature = "avx512vl"
-        ));
+    // Whether the build was compiled with every one of these target features.
+    macro_rules! compiled_with {
+        ($($feature:tt),+) => { cfg!(all($(target_feature = $feature),+)) };
+    }
+    let v2 = compiled_with!("popcnt", "sse4.2", "ssse3");
+    let v3 = v2 && compiled_with!("avx2", "bmi2", "fma", "movbe");
+    let v4 = v3 && compiled_with!("avx512f", "avx512bw", "avx512vl");
     match (v2, v3, v4) {
         (_, _, true) => "x86-64-v4",
         (_, true, _) => "x86-64-v3",

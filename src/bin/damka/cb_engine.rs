@@ -299,19 +299,13 @@ impl Shim {
                 .as_ref()
                 .map_or_else(never, |search| search.done.clone());
             select! {
-                recv(lines) -> line => match line {
-                    Ok(line) => {
-                        if !self.command(&line) {
-                            break;
-                        }
-                    }
-                    Err(_) => break,
+                // The end of input ends the session, as `quit` does.
+                recv(lines) -> line => if !line.is_ok_and(|line| self.command(&line)) {
+                    break;
                 },
-                recv(done) -> returned => {
-                    if let Ok(returned) = returned {
-                        self.answer(returned);
-                    }
-                }
+                recv(done) -> returned => if let Ok(returned) = returned {
+                    self.answer(returned);
+                },
                 recv(timer) -> _ => self.play_now(),
             }
         }

@@ -1,10 +1,9 @@
 //! The command line: parses arguments with clap and runs the chosen subcommand.
 
+use crate::tools::given_position;
 use crate::tools::limit::Limit;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use damka::notation::fen::parse_fen;
 use damka::perft::{divide, perft};
-use damka::position::Position;
 use damka::rules::{Color, Rules, Variant};
 use damka::with_variant;
 use std::ffi::OsString;
@@ -328,15 +327,9 @@ fn init_logging() {
 }
 
 fn run_perft<R: Rules>(fen: Option<&str>, show_divide: bool, depth: u32) -> i32 {
-    let position = match fen {
-        None => Position::<R>::start(),
-        Some(text) => match parse_fen::<R>(text) {
-            Ok(position) => position,
-            Err(error) => {
-                eprintln!("damka perft: bad FEN: {error}");
-                return 2;
-            }
-        },
+    let position = match given_position::<R>(fen, "damka perft: bad FEN") {
+        Ok(position) => position,
+        Err(status) => return status,
     };
     let out = std::io::stdout();
     let mut out = out.lock();

@@ -461,19 +461,19 @@ mod tests {
         assert_eq!(board_cost(&position), 0);
     }
 
+    /// An action as the assignment's input writes it: `A6-B5`.
+    fn action_text(action: &Move) -> String {
+        format!(
+            "{}-{}",
+            cell_of_bit::<Towers>(action.from),
+            cell_of_bit::<Towers>(action.to)
+        )
+    }
+
     #[test]
     fn first_actions_in_order() {
         let position = Position::<Towers>::start();
-        let names: Vec<String> = ordered_actions(&position)
-            .iter()
-            .map(|mv| {
-                format!(
-                    "{}-{}",
-                    cell_of_bit::<Towers>(mv.from),
-                    cell_of_bit::<Towers>(mv.to)
-                )
-            })
-            .collect();
+        let names: Vec<String> = ordered_actions(&position).iter().map(action_text).collect();
         assert_eq!(
             names,
             [
@@ -589,32 +589,46 @@ mod tests {
     fn game_text(actions: &[Move]) -> String {
         actions
             .iter()
-            .map(|a| {
-                format!(
-                    "{}-{}\n",
-                    cell_of_bit::<Towers>(a.from),
-                    cell_of_bit::<Towers>(a.to)
-                )
-            })
+            .map(|action| action_text(action) + "\n")
             .collect()
+    }
+
+    /// Runs `check` on the first five random games of seeds `0..seeds` that end with the
+    /// side to move unable to act (with the seed, the positions and the actions); at least
+    /// three must end so.
+    fn on_finished_games(seeds: u64, mut check: impl FnMut(u64, &[Position<Towers>], &[Move])) {
+        let mut finished = 0;
+        for seed in 0..seeds {
+            let (positions, actions) = playout(seed, 400);
+            let last = positions.last().expect("a playout has a position");
+            if !last.legal_moves().is_empty() || actions.is_empty() {
+                continue;
+            }
+            check(seed, &positions, &actions);
+            finished += 1;
+            if finished == 5 {
+                return;
+            }
+        }
+        assert!(finished >= 3, "only {finished} random games ended");
+    }
+
+    /// The assignment's last line when the side to move in `end` cannot act.
+    fn winner_line(end: &Position<Towers>) -> &'static str {
+        match end.side_to_move() {
+            Color::Black => "WHITE WIN!\n",
+            Color::White => "BLACK WIN!\n",
+        }
     }
 
     /// Finished random games: the side that cannot act at the end loses.
     #[test]
     fn finished_games_print_the_winner() {
-        let mut finished = 0;
-        for seed in 0..200 {
-            let (positions, actions) = playout(seed, 400);
-            let last = positions.last().expect("a playout has a position");
-            if !last.legal_moves().is_empty() {
-                continue;
-            }
+        on_finished_games(200, |seed, positions, actions| {
+            let last = positions.last().expect("a finished game has a position");
             assert!(choose_action(last).is_none());
-            let winner = match last.side_to_move() {
-                Color::Black => "WHITE WIN!\n",
-                Color::White => "BLACK WIN!\n",
-            };
-            let game = game_text(&actions);
+            let winner = winner_line(last);
+            let game = game_text(actions);
             let (played, code) = transcript(game.as_bytes());
             assert_eq!(code, 0);
             for command in ["A\n", "P\n"] {
@@ -625,12 +639,7 @@ mod tests {
             // The last board's cost is printed as a plain integer.
             let cost = format!("BOARD COST: {}\n", board_cost(last));
             assert!(played.contains(&cost), "seed {seed}");
-            finished += 1;
-            if finished == 5 {
-                break;
-            }
-        }
-        assert!(finished >= 3, "only {finished} random games ended");
+        });
     }
 
     /// `P` stops with the winner line as soon as the side to move cannot act, fewer than ten
@@ -638,13 +647,7 @@ mod tests {
     /// (a board where the side to move cannot act costs INT_MIN or INT_MAX).
     #[test]
     fn play_command_stops_at_the_end_of_the_game() {
-        let mut checked = 0;
-        for seed in 0..400 {
-            let (positions, actions) = playout(seed, 400);
-            let last = positions.last().unwrap();
-            if !last.legal_moves().is_empty() || actions.is_empty() {
-                continue;
-            }
+        on_finished_games(400, |seed, positions, actions| {
             let before = positions[positions.len() - 2];
             let chosen = choose_action(&before).expect("the side to move can act");
             let end = before.play(&chosen);
@@ -655,19 +658,11 @@ mod tests {
             let game = game_text(&actions[..actions.len() - 1]);
             let (output, code) = transcript(format!("{game}P\n").as_bytes());
             assert_eq!(code, 0);
-            let winner = match end.side_to_move() {
-                Color::Black => "WHITE WIN!\n",
-                Color::White => "BLACK WIN!\n",
-            };
+            let winner = winner_line(&end);
             assert!(output.ends_with(&format!("---+\n{winner}")), "{output}");
             assert_eq!(output.matches("*** ").count(), 1);
             assert_eq!(output.matches("WIN!").count(), 1);
-            checked += 1;
-            if checked == 5 {
-                return;
-            }
-        }
-        assert!(checked >= 3, "only {checked} random games ended");
+        });
     }
 
     /// The minimax picks the left-most of equal children: from the start every Black action

@@ -1,11 +1,11 @@
 //! The `damka egtb` commands: gen, verify, probe, convert, speed, count, status and upgrade.
 
+use super::given_position;
 use crate::tools::egtb_convert::convert_wins;
 use clap::Subcommand;
 use damka::egtb::generate::{Progress, Solved, generate_with, verify};
 use damka::egtb::probe::Tables;
 use damka::egtb::{family, positions_with};
-use damka::notation::fen::parse_fen;
 use damka::rules::{Rules, Variant};
 use damka::with_variant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -373,12 +373,9 @@ fn run_verify<R: Rules>(dir: &Path, threads: usize) -> i32 {
 }
 
 fn run_probe<R: Rules>(dir: &Path, fen: &str, moves: bool) -> i32 {
-    let position = match parse_fen::<R>(fen) {
+    let position = match given_position::<R>(Some(fen), "damka egtb probe: bad FEN") {
         Ok(position) => position,
-        Err(error) => {
-            eprintln!("damka egtb probe: bad FEN: {error}");
-            return 2;
-        }
+        Err(status) => return status,
     };
     let material = damka::egtb::Placement::of(&position).material();
     // Only headers are read; the blocks a lookup needs are read from the files.

@@ -1,9 +1,8 @@
 //! `damka show`: a position from its FEN, drawn as text or written as an SVG diagram.
 
+use super::given_position;
 use super::svg::svg;
 use damka::notation::diagram::diagram;
-use damka::notation::fen::parse_fen;
-use damka::position::Position;
 use damka::rules::{Rules, Variant};
 use damka::with_variant;
 use std::io::Write;
@@ -17,16 +16,10 @@ pub fn run(fen: &str, variant: Variant, svg_path: Option<&Path>) -> i32 {
 }
 
 fn show<R: Rules>(fen: &str, svg_path: Option<&Path>) -> i32 {
-    let position = if fen.trim().eq_ignore_ascii_case("start") {
-        Position::<R>::start()
-    } else {
-        match parse_fen::<R>(fen) {
-            Ok(position) => position,
-            Err(error) => {
-                eprintln!("damka show: bad FEN '{fen}': {error}");
-                return 2;
-            }
-        }
+    let given = (!fen.trim().eq_ignore_ascii_case("start")).then_some(fen);
+    let position = match given_position::<R>(given, &format!("damka show: bad FEN '{fen}'")) {
+        Ok(position) => position,
+        Err(status) => return status,
     };
     let stdout = std::io::stdout();
     let mut stdout = stdout.lock();

@@ -451,10 +451,37 @@ fn fit_file<R: Rules>(text: &str, config: &FitConfig) -> Option<(Weights, String
     Some((tuned, summary))
 }
 
+/// Test data of the tuners: the positions of `games` random playouts from the start (at
+/// most `plies` plies each, moves drawn from `SplitMix(seed)`), each passed with its ply and
+/// the generator to `label`, which gives its result or drops it.
+#[cfg(test)]
+pub fn random_playouts<R: Rules>(
+    seed: u64,
+    games: usize,
+    plies: usize,
+    mut label: impl FnMut(&Position<R>, usize, &mut damka::random::SplitMix) -> Option<f64>,
+) -> Vec<(Position<R>, f64)> {
+    let mut rng = damka::random::SplitMix(seed);
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut position = Position::<R>::start();
+        for ply in 0..plies {
+            let legal = position.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            position = position.play(&legal.as_slice()[rng.below(legal.len())]);
+            if let Some(result) = label(&position, ply, &mut rng) {
+                out.push((position, result));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use damka::random::SplitMix;
     use damka::rules::{English, International};
 
     /// The men of `color` in the half of the board nearer its promotion row.
@@ -473,29 +500,18 @@ mod tests {
     /// Positions of random playouts, each labelled by a rule the hand-set weights barely
     /// know: the side with more men in the far half of the board wins.
     fn synthetic<R: Rules>(seed: u64, games: usize) -> Vec<(Position<R>, f64)> {
-        let mut rng = SplitMix(seed);
-        let mut out = Vec::new();
-        for _ in 0..games {
-            let mut position = Position::<R>::start();
-            for ply in 0..60 {
-                let legal = position.legal_moves();
-                if legal.is_empty() {
-                    break;
-                }
-                position = position.play(&legal.as_slice()[rng.below(legal.len())]);
-                if ply % 3 == 0 && crate::tools::tune::is_quiet(&position) {
-                    let white = advanced_men(&position, Color::White);
-                    let black = advanced_men(&position, Color::Black);
-                    let result = match white.cmp(&black) {
-                        std::cmp::Ordering::Greater => 1.0,
-                        std::cmp::Ordering::Less => 0.0,
-                        std::cmp::Ordering::Equal => 0.5,
-                    };
-                    out.push((position, result));
-                }
+        random_playouts(seed, games, 60, |position, ply, _| {
+            if ply % 3 != 0 || !crate::tools::tune::is_quiet(position) {
+                return None;
             }
-        }
-        out
+            let white = advanced_men(position, Color::White);
+            let black = advanced_men(position, Color::Black);
+            Some(match white.cmp(&black) {
+                std::cmp::Ordering::Greater => 1.0,
+                std::cmp::Ordering::Less => 0.0,
+                std::cmp::Ordering::Equal => 0.5,
+            })
+        })
     }
 
     fn fit_lowers_the_error<R: Rules>() {
@@ -519,14 +535,9 @@ mod tests {
         assert_eq!(tuned.drawish_divisor, start.drawish_divisor);
     }
 
-    #[test]
-    fn fit_lowers_the_error_international() {
-        fit_lowers_the_error::<International>();
-    }
-
-    #[test]
-    fn fit_lowers_the_error_english() {
-        fit_lowers_the_error::<English>();
+    damka::generic_tests! {
+        fit_lowers_the_error_international: fit_lowers_the_error::<International>();
+        fit_lowers_the_error_english: fit_lowers_the_error::<English>();
     }
 
     /// The feature model reproduces the real evaluation (up to its integer rounding).

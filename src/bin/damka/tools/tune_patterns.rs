@@ -839,20 +839,9 @@ mod tests {
 
     /// Positions of random playouts with random results.
     fn samples<R: Rules>(seed: u64, games: usize) -> Vec<(Position<R>, f64)> {
-        let mut rng = SplitMix(seed);
-        let mut out = Vec::new();
-        for _ in 0..games {
-            let mut position = Position::<R>::start();
-            for _ in 0..40 {
-                let legal = position.legal_moves();
-                if legal.is_empty() {
-                    break;
-                }
-                position = position.play(&legal.as_slice()[rng.below(legal.len())]);
-                out.push((position, [0.0, 0.5, 1.0][rng.below(3)]));
-            }
-        }
-        out
+        super::super::tune_fit::random_playouts(seed, games, 40, |_, _, rng| {
+            Some([0.0, 0.5, 1.0][rng.below(3)])
+        })
     }
 
     /// The analytic gradient of the loss agrees with finite differences, for the linear
@@ -916,19 +905,13 @@ mod tests {
         }
     }
 
-    #[test]
-    fn gradient_matches_finite_differences_international() {
-        gradient_matches_finite_differences::<International>(false);
-    }
-
-    #[test]
-    fn gradient_matches_finite_differences_english() {
-        gradient_matches_finite_differences::<English>(false);
-    }
-
-    #[test]
-    fn gradient_matches_finite_differences_english_king_tables() {
-        gradient_matches_finite_differences::<English>(true);
+    damka::generic_tests! {
+        gradient_matches_finite_differences_international:
+            gradient_matches_finite_differences::<International>(false);
+        gradient_matches_finite_differences_english:
+            gradient_matches_finite_differences::<English>(false);
+        gradient_matches_finite_differences_english_king_tables:
+            gradient_matches_finite_differences::<English>(true);
     }
 
     /// The material prior: each pair takes one piece of its owner off, and the prior's
@@ -1050,13 +1033,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_model_scores_as_the_evaluation_does_international() {
-        the_model_scores_as_the_evaluation_does::<International>(false);
-    }
-
-    #[test]
-    fn the_model_scores_as_the_evaluation_does_english_king_tables() {
-        the_model_scores_as_the_evaluation_does::<English>(true);
+    damka::generic_tests! {
+        the_model_scores_as_the_evaluation_does_international:
+            the_model_scores_as_the_evaluation_does::<International>(false);
+        the_model_scores_as_the_evaluation_does_english_king_tables:
+            the_model_scores_as_the_evaluation_does::<English>(true);
     }
 }

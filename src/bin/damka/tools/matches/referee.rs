@@ -186,62 +186,14 @@ fn play_moves<R: Rules>(
         let wait = patience(limit, clocks[side.index()], &rules);
         let reply = match player.think(&game, clocks, wait) {
             Ok(reply) => reply,
-            Err(Failure::Crashed(why)) => {
-                return Some(forfeit(
-                    game,
-                    side,
-                    Termination::Abandoned,
-                    format!("{name} crashed: {why}"),
-                ));
-            }
-            Err(Failure::Resigned) => {
-                return Some(forfeit(
-                    game,
-                    side,
-                    Termination::Normal,
-                    format!("{name} resigned"),
-                ));
-            }
-            Err(Failure::MoveLimit(moves)) => {
+            Err(failure) => {
+                let (loses, termination, reason) = failure_ending(failure, &name, limit);
                 return Some(Finished {
                     game,
-                    winner: None,
-                    termination: Termination::Adjudication,
-                    reason: format!(
-                        "draw: {name} ended the game after the {moves} moves of the DXP request"
-                    ),
+                    winner: loses.then(|| side.opponent()),
+                    termination,
+                    reason,
                 });
-            }
-            Err(Failure::EndedGame(why)) => {
-                return Some(forfeit(
-                    game,
-                    side,
-                    Termination::Abandoned,
-                    format!("{name} left the game: {why}"),
-                ));
-            }
-            Err(Failure::Hung(after)) => {
-                let clocked = matches!(limit, Limit::Clock { .. });
-                return Some(forfeit(
-                    game,
-                    side,
-                    if clocked {
-                        Termination::TimeForfeit
-                    } else {
-                        Termination::Stalled
-                    },
-                    if clocked {
-                        format!(
-                            "{name} lost on time (no move after {} ms)",
-                            after.as_millis()
-                        )
-                    } else {
-                        format!(
-                            "{name} gave no move within {} ms (limit {limit})",
-                            after.as_millis()
-                        )
-                    },
-                ));
             }
         };
         if let Limit::Clock { .. } = limit {
@@ -290,6 +242,45 @@ fn play_moves<R: Rules>(
                 ),
             });
         }
+    }
+}
+
+/// How an engine's failure to answer its move ends the game: whether it loses (else the game
+/// is drawn), the termination and the reason, with `name` the engine and its colour.
+fn failure_ending(failure: Failure, name: &str, limit: Limit) -> (bool, Termination, String) {
+    match failure {
+        Failure::Crashed(why) => (
+            true,
+            Termination::Abandoned,
+            format!("{name} crashed: {why}"),
+        ),
+        Failure::Resigned => (true, Termination::Normal, format!("{name} resigned")),
+        Failure::MoveLimit(moves) => (
+            false,
+            Termination::Adjudication,
+            format!("draw: {name} ended the game after the {moves} moves of the DXP request"),
+        ),
+        Failure::EndedGame(why) => (
+            true,
+            Termination::Abandoned,
+            format!("{name} left the game: {why}"),
+        ),
+        Failure::Hung(after) if matches!(limit, Limit::Clock { .. }) => (
+            true,
+            Termination::TimeForfeit,
+            format!(
+                "{name} lost on time (no move after {} ms)",
+                after.as_millis()
+            ),
+        ),
+        Failure::Hung(after) => (
+            true,
+            Termination::Stalled,
+            format!(
+                "{name} gave no move within {} ms (limit {limit})",
+                after.as_millis()
+            ),
+        ),
     }
 }
 
