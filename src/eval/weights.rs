@@ -381,12 +381,31 @@ pub const ENGLISH_HAND_SET: Weights = Weights {
 };
 
 /// Italian draughts (8x8, short kings that men may not capture): the linear part of the
-/// built-in weights file `src/eval/data/italian.dkw`, fitted by `damka tune patterns` from the
-/// hand-set Italian weights (the English hand-set ones with a king at 160 / 170 and runaways at
-/// 55 / 28 / 12) together with the block tables on 3.0 M Italian self-play positions
+/// built-in weights file `src/eval/data/italian.dkw`, fitted by `damka tune patterns` from
+/// [`ITALIAN_HAND_SET`] together with the block tables on 3.0 M Italian self-play positions
 /// (docs/journal.md, "Italian with block tables"); read from that file when the crate is built
 /// (build.rs), so that the compiler can fold them.
 pub const ITALIAN: Weights = built_in_weights!(italian);
+
+/// Italian, set by hand: the English hand-set weights with a king at 160 / 170 and runaways
+/// at 55 / 28 / 12, where the Italian fit started from.
+pub const ITALIAN_HAND_SET: Weights = Weights {
+    king_opening: 160,
+    king_endgame: 170,
+    runaway: [55, 28, 12],
+    ..ENGLISH_HAND_SET
+};
+
+/// The sets that the built-in weights files were fitted from, by name: `damka tune patterns
+/// --start-set NAME` starts there, so that data/README.md's commands reproduce each file.
+pub const STARTING_SETS: [(&str, &Weights); 6] = [
+    ("INTERNATIONAL_LINEAR", &INTERNATIONAL_LINEAR),
+    ("INTERNATIONAL_HAND_SET", &INTERNATIONAL_HAND_SET),
+    ("FLYING_8X8", &FLYING_8X8),
+    ("ENGLISH_HAND_SET", &ENGLISH_HAND_SET),
+    ("ITALIAN_HAND_SET", &ITALIAN_HAND_SET),
+    ("ORTHOGONAL_START", &ORTHOGONAL_START),
+];
 
 /// The COMP10002 towers variant: towers step one square in every direction; capturing is
 /// optional and one jump at a time, so a tower is hard to win back. The assignment's own

@@ -39,7 +39,7 @@ use damka::eval::patterns::{
     BLOCK_STATES, KING_STATES, PATTERN_UNIT, PatternLayout, Patterns, indices, king_indices,
     tables_of,
 };
-use damka::eval::weights::for_variant;
+use damka::eval::weights::{STARTING_SETS, for_variant};
 use damka::eval::{EvalSet, Weights, lead_divisors, pattern_family};
 use damka::position::Position;
 use damka::random::SplitMix;
@@ -61,6 +61,11 @@ pub struct PatternConfig {
     /// Start from this weights file (binary or text) instead of the built-in weights.
     #[arg(long)]
     pub start: Option<PathBuf>,
+    /// Start from one of the sets the built-in files were fitted from, without block tables
+    /// (data/README.md names each file's).
+    #[arg(long, conflicts_with = "start", ignore_case = true,
+          value_parser = clap::builder::PossibleValuesParser::new(STARTING_SETS.map(|(name, _)| name)))]
+    pub start_set: Option<String>,
     /// Most passes over the data.
     #[arg(long, default_value_t = 30)]
     pub epochs: usize,
@@ -545,16 +550,26 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
         .ok_or_else(|| format!("{} has no block tables", R::VARIANT.name()))?;
     let tables = tables_of(family).expect("a known family");
     let threads = config.threads.max(1);
-    // The starting point: a weights file, or the built-in weights (and built-in tables).
-    let start_set = match &config.start {
-        Some(path) => {
+    // The starting point: a named starting set, a weights file, or the built-in weights (and
+    // built-in tables).
+    let named = config.start_set.as_deref().and_then(|wanted| {
+        STARTING_SETS
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(wanted))
+    });
+    let start_set = match (&config.start, named) {
+        (_, Some((_, weights))) => EvalSet {
+            weights: **weights,
+            patterns: None,
+        },
+        (Some(path), None) => {
             let bytes =
                 std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             damka::eval::EvalFile::read(&bytes, R::VARIANT)?
                 .set_for(R::VARIANT)
                 .ok_or_else(|| format!("{} does not fit {}", path.display(), R::VARIANT.name()))?
         }
-        None => EvalSet {
+        (None, None) => EvalSet {
             weights: *for_variant(R::VARIANT),
             patterns: damka::eval::default_patterns::<R>().map(|p| Arc::new(p.clone())),
         },
