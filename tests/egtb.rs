@@ -373,7 +373,7 @@ fn uci_option_set_before_the_variant_loads_with_it() {
 fn deep_searches_agree_with_the_tables() {
     use damka::search::score::{WIN, WIN_BOUND};
     use damka::search::tt::TranspositionTable;
-    use damka::search::{GameContext, Limits, Searcher, Shared};
+    use damka::search::{Env, Limits, think};
     let dir = english_tables("search");
     let (tables, _) = Tables::open::<English>(&dir);
     let mut checked = 0;
@@ -391,17 +391,13 @@ fn deep_searches_agree_with_the_tables() {
                 Value::Draw => (12, Box::new(|s: i32| s.abs() <= WIN_BOUND)),
                 _ => continue,
             };
-            let shared = Shared::new(std::sync::Arc::new(TranspositionTable::new(8)), false);
+            let env = Env::new(std::sync::Arc::new(TranspositionTable::new(8)));
             let limits = Limits {
                 depth: Some(depth),
                 multipv: 1,
                 ..Limits::default()
             };
-            let outcome = Searcher::<English>::new(&shared, &limits, 0).run(
-                &position,
-                &GameContext::default(),
-                &mut |_| {},
-            );
+            let outcome = think(&position, &limits, &env, &mut |_| {});
             checked += 1;
             if outcome.best.is_some() && !expected(outcome.score) {
                 failures.push(format!(

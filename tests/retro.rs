@@ -490,17 +490,16 @@ fn international_four_pieces_full() {
 
 use damka::search::score::{WIN, WIN_BOUND};
 use damka::search::tt::TranspositionTable;
-use damka::search::{GameContext, Limits, Searcher, Shared};
+use damka::search::{Env, Limits, think};
 
 fn search<R: Rules>(position: &Position<R>, depth: u32) -> (Option<damka::Move>, i32) {
-    let shared = Shared::new(std::sync::Arc::new(TranspositionTable::new(8)), false);
+    let env = Env::new(std::sync::Arc::new(TranspositionTable::new(8)));
     let limits = Limits {
         depth: Some(depth),
         multipv: 1,
         ..Limits::default()
     };
-    let outcome =
-        Searcher::<R>::new(&shared, &limits, 0).run(position, &GameContext::default(), &mut |_| {});
+    let outcome = think(position, &limits, &env, &mut |_| {});
     (outcome.best, outcome.score)
 }
 

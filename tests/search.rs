@@ -6,7 +6,7 @@ use common::SplitMix;
 use damka::engine::{Engine, Event, Go};
 use damka::rules::Variant;
 use damka::search::tt::TranspositionTable;
-use damka::search::{GameContext, Limits, Searcher, Shared};
+use damka::search::{Env, Limits, think};
 use damka::{Move, Position, Rules, with_variant};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -40,13 +40,12 @@ fn random_positions<R: Rules>(seed: u64, count: usize) -> Vec<Position<R>> {
 
 /// One single-thread search of `position` within `limits` (one principal variation).
 fn search_with<R: Rules>(position: &Position<R>, limits: Limits) -> (Option<damka::Move>, u64) {
-    let shared = Shared::new(Arc::new(TranspositionTable::new(4)), false);
+    let env = Env::new(Arc::new(TranspositionTable::new(4)));
     let limits = Limits {
         multipv: 1,
         ..limits
     };
-    let mut searcher = Searcher::<R>::new(&shared, &limits, 0);
-    let outcome = searcher.run(position, &GameContext::default(), &mut |_| {});
+    let outcome = think(position, &limits, &env, &mut |_| {});
     (outcome.best, outcome.nodes)
 }
 

@@ -18,7 +18,7 @@ use super::{BOOK_WIN, Book, EXPANDED, Entry, TERMINAL, book_key, book_value};
 use crate::position::{Move, Position};
 use crate::rules::{Color, Rules};
 use crate::search::tt::TranspositionTable;
-use crate::search::{GameContext, Limits, Searcher, Shared};
+use crate::search::{Env, Limits, think};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
@@ -423,9 +423,7 @@ fn score_one<R: Rules>(position: &Position<R>, depth: u32, tt: &Arc<Transpositio
         multipv: 1,
         ..Limits::default()
     };
-    let shared = Shared::new(Arc::clone(tt), false);
-    let outcome =
-        Searcher::<R>::new(&shared, &limits, 0).run(position, &GameContext::default(), &mut |_| {});
+    let outcome = think(position, &limits, &Env::new(Arc::clone(tt)), &mut |_| {});
     outcome.score.clamp(-BOOK_WIN, BOOK_WIN)
 }
 

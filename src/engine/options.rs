@@ -443,7 +443,7 @@ impl Engine {
     /// kept (empty too: the old table is freed first, so the two are never held at once).
     fn set_hash(&mut self, megabytes: i64) -> Result<(), EngineError> {
         self.refuse_while_searching("resize the hash")?;
-        // The finished search's handle holds the last other reference to the table.
+        // The finished search's thread let go of the table as it ended; its handle goes too.
         self.search = None;
         if Arc::get_mut(&mut self.tt).is_none() {
             // Still shared (cannot happen once the search is dropped): a table of our own.
@@ -514,7 +514,7 @@ impl Engine {
     fn set_egtb_cache(&mut self, megabytes: i64) -> Result<(), EngineError> {
         self.refuse_while_searching("resize the endgame-table cache")?;
         self.options.egtb_cache_mb = megabytes as usize;
-        // The finished search's handle may hold the old tables: let them go first.
+        // The finished search's thread let go of the old tables as it ended; its handle goes too.
         self.search = None;
         self.egtb = None;
         self.egtb = self.tables_for(self.variant());

@@ -1,12 +1,13 @@
-//! The search of one `go` on its own threads: the plan its limits make, the main thread that
-//! starts the Lazy SMP helpers and reports, and the handle the engine stops it through.
+//! The search of one `go` on its own thread: the plan its limits make, the thread that runs
+//! [`think`] and reports, and the handle the engine stops it through.
 
 use super::{Event, Go, Info, Options, Score};
 use crate::position::{Move, Position};
 use crate::rules::{Color, Rules};
 use crate::search::skill::{MAX_LEVEL, Skill};
 use crate::search::time::{Clock, TimeBudget, allocate, movetime_budget};
-use crate::search::{GameContext, Iteration, Limits, Searcher, Shared};
+use crate::search::tt::TranspositionTable;
+use crate::search::{Control, Env, Iteration, Limits, think};
 use crossbeam_channel::Sender;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -14,7 +15,7 @@ use std::time::Duration;
 
 /// A running search.
 pub struct SearchHandle {
-    pub(super) shared: Arc<Shared>,
+    pub(super) control: Arc<Control>,
     /// `go ponder` without `infinite`: `ponderhit` puts the search under the clock.
     pub(super) pondering: bool,
     pub(super) thread: JoinHandle<()>,
@@ -23,7 +24,7 @@ pub struct SearchHandle {
 impl SearchHandle {
     /// Every search thread stops as soon as it can; the `BestMove` follows.
     pub(super) fn stop(&self) {
-        self.shared.stop();
+        self.control.stop();
         // The main thread may be parked, waiting for `stop` after an untimed search.
         self.thread.thread().unpark();
     }
@@ -32,7 +33,7 @@ impl SearchHandle {
     pub(super) fn ponderhit(&mut self) {
         if self.pondering {
             self.pondering = false;
-            self.shared.ponderhit();
+            self.control.ponderhit();
             self.thread.thread().unpark();
         }
     }
@@ -127,40 +128,28 @@ impl SearchPlan {
     }
 }
 
-/// The main search thread: starts the helpers, searches, waits while untimed, reports.
+/// The search thread: searches, waits while untimed, reports.
 pub(super) fn run_search<R: Rules>(
     root: Position<R>,
-    context: GameContext,
     limits: Limits,
-    threads: usize,
-    shared: Arc<Shared>,
+    env: Env,
     events: Sender<Event>,
     id: u64,
 ) {
-    let outcome = std::thread::scope(|scope| {
-        for id in 1..threads {
-            let (shared, limits, context) = (&*shared, &limits, &context);
-            scope.spawn(move || {
-                let mut helper = Searcher::<R>::new(shared, limits, id);
-                helper.run(&root, context, &mut |_| {});
-            });
+    // A strength level may score more lines than the front end asked for: those are not
+    // reported.
+    let outcome = think(&root, &limits, &env, &mut |iteration: &Iteration| {
+        if iteration.multipv <= limits.multipv.max(1) {
+            let _ = events.send(Event::Info(info_of(&root, iteration, &env.tt, id)));
         }
-        let mut main = Searcher::<R>::new(&shared, &limits, 0);
-        // A strength level may score more lines than the front end asked for: those are not
-        // reported.
-        let outcome = main.run(&root, &context, &mut |iteration: &Iteration| {
-            if iteration.multipv <= limits.multipv.max(1) {
-                let _ = events.send(Event::Info(info_of(&root, iteration, &shared, id)));
-            }
-        });
-        shared.finish();
-        outcome
     });
     // `go infinite` and `go ponder` may not answer before `stop` (or `ponderhit`).
     // `Engine::stop` and `Engine::ponderhit` unpark this thread, so the answer is not held up
     // by a polling interval; the timeout only guards against a missed wake-up.
-    while shared.untimed() && !shared.stop_requested() {
-        std::thread::park_timeout(Duration::from_millis(5));
+    if let Some(control) = &env.control {
+        while control.untimed() && !control.stop_requested() {
+            std::thread::park_timeout(Duration::from_millis(5));
+        }
     }
     // A reply is reported only when it is legal after the move (the table may have lost it).
     let ponder = match (outcome.best, outcome.ponder) {
@@ -174,7 +163,12 @@ pub(super) fn run_search<R: Rules>(
     });
 }
 
-fn info_of<R: Rules>(root: &Position<R>, iteration: &Iteration, shared: &Shared, id: u64) -> Info {
+fn info_of<R: Rules>(
+    root: &Position<R>,
+    iteration: &Iteration,
+    tt: &TranspositionTable,
+    id: u64,
+) -> Info {
     let time_ms = iteration.time_ms;
     Info {
         search: id,
@@ -184,8 +178,8 @@ fn info_of<R: Rules>(root: &Position<R>, iteration: &Iteration, shared: &Shared,
         score: Score::from_search(iteration.score),
         nodes: iteration.nodes,
         nps: iteration.nodes * 1000 / time_ms.max(1),
-        hashfull: shared.table().hashfull(),
-        tbhits: shared.tbhits(),
+        hashfull: tt.hashfull(),
+        tbhits: iteration.tbhits,
         time_ms,
         pv: legal_prefix(root, &iteration.pv),
     }

@@ -14,7 +14,7 @@ use crate::position::{Move, Position};
 use crate::random::SplitMix;
 use crate::rules::{Color, Rules, Variant};
 use crate::search::tt::TranspositionTable;
-use crate::search::{GameContext, Shared};
+use crate::search::{Control, Env, GameContext};
 use crate::with_variant;
 use crossbeam_channel::Sender;
 use std::sync::Arc;
@@ -95,7 +95,7 @@ impl<R: Rules> GameSession<R> {
         let ply = self.game.ply();
         let chosen = choose(&offered, ply, plan.choice, &mut SplitMix(plan.seed))?;
         let (events, id) = (request.events.clone(), request.id);
-        let shared = Arc::new(Shared::new(Arc::clone(&request.tt), false));
+        let control = Arc::new(Control::new(false));
         let thread = std::thread::Builder::new()
             .name("book".into())
             .spawn(move || {
@@ -112,7 +112,7 @@ impl<R: Rules> GameSession<R> {
             })
             .expect("the system can start a thread");
         Some(SearchHandle {
-            shared,
+            control,
             pondering: false,
             thread,
         })
@@ -225,24 +225,23 @@ impl<R: Rules> Session for GameSession<R> {
             },
         };
         request.tt.new_search();
-        let weights = request.options.weights_for(R::VARIANT);
-        let shared = Arc::new(
-            Shared::new(Arc::clone(&request.tt), plan.untimed)
-                .with_weights(weights)
-                .with_egtb(request.egtb),
-        );
-        let threads = request.options.threads.max(1);
+        let control = Arc::new(Control::new(plan.untimed));
+        let env = Env {
+            tt: request.tt,
+            weights: request.options.weights_for(R::VARIANT),
+            egtb: request.egtb,
+            threads: request.options.threads.max(1),
+            game: context,
+            control: Some(Arc::clone(&control)),
+        };
         let events = request.events;
-        let thread_shared = Arc::clone(&shared);
         let limits = plan.limits;
         let thread = std::thread::Builder::new()
             .name("search-0".into())
-            .spawn(move || {
-                run_search::<R>(root, context, limits, threads, thread_shared, events, id);
-            })
+            .spawn(move || run_search::<R>(root, limits, env, events, id))
             .expect("the system can start a search thread");
         Ok(SearchHandle {
-            shared,
+            control,
             pondering: plan.pondering,
             thread,
         })

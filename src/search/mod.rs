@@ -1,8 +1,9 @@
 //! Search: iterative-deepening NegaScout over a shared transposition table, under time control.
 //!
-//! One [`Searcher`] per thread. Thread 0 reports each finished iteration and decides when to
-//! stop; the other threads (Lazy SMP) search the same root with the same shared table and
-//! stop flag, so their work reaches thread 0 through the table only.
+//! [`think`] is the one entry: it runs one `Searcher` per thread and returns when the search
+//! ends. Thread 0 reports each finished iteration and decides when to stop; the other threads
+//! (Lazy SMP) search the same root with the same shared table and stop flag, so their work
+//! reaches thread 0 through the table only.
 //!
 //! Scores are in centi-men from the side to move's point of view. A win is `WIN - plies`
 //! where `plies` counts to the end of the game (the loser has no legal move); see
@@ -10,8 +11,11 @@
 
 pub mod score;
 pub mod skill;
+mod threads;
 pub mod time;
 pub mod tt;
+
+pub use threads::{Control, Env, think};
 
 use crate::egtb::Value;
 use crate::egtb::probe::Tables;
@@ -22,8 +26,7 @@ use crate::rules::Rules;
 use score::{WIN, WIN_BOUND, score_from_tt, score_to_tt};
 use skill::Skill;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
 use time::TimeBudget;
 use tt::{Bound, TranspositionTable};
 
@@ -45,7 +48,7 @@ const SELECTIVE_MIN_PIECES: u32 = 8;
 /// unknown, so every caller up to the root hands it on with `?` and no placeholder score can
 /// be mistaken for a result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Aborted;
+pub(crate) struct Aborted;
 
 /// A score, or the abort that left it unknown.
 type Searched = Result<i32, Aborted>;
@@ -91,25 +94,16 @@ pub struct Limits {
     pub skill: Option<Skill>,
 }
 
-/// State shared by the search threads and the engine that started them. The engine acts on a
-/// running search only through [`Shared::stop`] and [`Shared::ponderhit`].
+/// State shared by the threads of one search, made by [`think`] from its [`Env`]; other
+/// threads reach a running search through its [`Control`] only.
 #[derive(Debug)]
-pub struct Shared {
-    /// Set to stop every thread as soon as possible (by the front end, a limit, or the end of
-    /// the main thread's search).
-    stop: AtomicBool,
-    /// Set only by the front end's `stop`: an untimed search that has finished waits for it.
-    stop_requested: AtomicBool,
-    /// While set, time limits do not apply (pondering, `go infinite`).
-    untimed: AtomicBool,
-    /// Milliseconds after the start from which time is counted (set at `ponderhit`).
-    clock_origin_ms: AtomicU64,
+pub(crate) struct Shared {
+    /// Stop, `ponderhit` and the clock.
+    control: Arc<Control>,
     /// Nodes searched by all threads (updated in batches).
     nodes: AtomicU64,
     /// The transposition table.
     tt: Arc<TranspositionTable>,
-    /// When the search started.
-    start: Instant,
     /// Endgame tables to probe (the `EGTBPath` option; see docs/egtb.md), or `None`.
     egtb: Option<Arc<Tables>>,
     /// Positions found in the endgame tables, all threads.
@@ -120,85 +114,24 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Fresh state for one search.
-    pub fn new(tt: Arc<TranspositionTable>, untimed: bool) -> Self {
+    /// Fresh state for one search in `env`, stopped and timed through `control`.
+    fn new(env: &Env, control: Arc<Control>) -> Self {
         Shared {
-            stop: AtomicBool::new(false),
-            stop_requested: AtomicBool::new(false),
-            untimed: AtomicBool::new(untimed),
-            clock_origin_ms: AtomicU64::new(0),
+            control,
             nodes: AtomicU64::new(0),
-            tt,
-            start: Instant::now(),
-            weights: None,
-            egtb: None,
+            tt: Arc::clone(&env.tt),
+            weights: env.weights.clone(),
+            egtb: env.egtb.clone(),
             tbhits: AtomicU64::new(0),
         }
     }
 
-    /// The same state, probing `egtb` (`None`: no tables).
-    pub fn with_egtb(mut self, egtb: Option<Arc<Tables>>) -> Self {
-        self.egtb = egtb;
-        self
-    }
-
-    /// The front end's `stop`: every thread stops as soon as it can, and an untimed search
-    /// that has already finished may answer.
-    pub fn stop(&self) {
-        self.stop_requested.store(true, Ordering::Relaxed);
-        self.stop.store(true, Ordering::Relaxed);
-    }
-
-    /// True once [`Shared::stop`] was called.
-    pub fn stop_requested(&self) -> bool {
-        self.stop_requested.load(Ordering::Relaxed)
-    }
-
-    /// The end of the main thread's search: the helpers stop too.
-    pub fn finish(&self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-
-    /// `ponderhit`: time limits apply from now on.
-    pub fn ponderhit(&self) {
-        self.clock_origin_ms
-            .store(self.elapsed_ms(), Ordering::Relaxed);
-        self.untimed.store(false, Ordering::Relaxed);
-    }
-
-    /// True while time limits do not apply (pondering, `go infinite`).
-    pub fn untimed(&self) -> bool {
-        self.untimed.load(Ordering::Relaxed)
-    }
-
     /// Positions found in the endgame tables so far, all threads (`None` when no tables are
     /// probed).
-    pub fn tbhits(&self) -> Option<u64> {
+    fn tbhits(&self) -> Option<u64> {
         self.egtb
             .as_ref()
             .map(|_| self.tbhits.load(Ordering::Relaxed))
-    }
-
-    /// The transposition table.
-    pub fn table(&self) -> &TranspositionTable {
-        &self.tt
-    }
-
-    /// The same state, evaluating with `weights` (`None`: the built-in set).
-    pub fn with_weights(mut self, weights: Option<EvalSet>) -> Self {
-        self.weights = weights;
-        self
-    }
-
-    /// Milliseconds since the search started.
-    pub fn elapsed_ms(&self) -> u64 {
-        self.start.elapsed().as_millis() as u64
-    }
-
-    /// Milliseconds that count against the time budget.
-    fn timed_ms(&self) -> u64 {
-        self.elapsed_ms()
-            .saturating_sub(self.clock_origin_ms.load(Ordering::Relaxed))
     }
 }
 
@@ -217,6 +150,9 @@ pub struct Iteration {
     pub nodes: u64,
     /// Milliseconds since the start.
     pub time_ms: u64,
+    /// Positions found in the endgame tables so far, all threads (`None` when no tables are
+    /// probed).
+    pub tbhits: Option<u64>,
     /// The line, its first move first.
     pub pv: Vec<Move>,
 }
@@ -232,7 +168,7 @@ pub struct Outcome {
     pub score: i32,
     /// Deepest finished iteration.
     pub depth: u32,
-    /// Nodes of this thread.
+    /// Nodes of the main thread (thread 0; all nodes on one thread).
     pub nodes: u64,
 }
 
@@ -261,7 +197,7 @@ const HISTORY_ONE: u16 = 1 << 12;
 const HISTORY_SHIFT: u32 = 6;
 
 /// One thread's search.
-pub struct Searcher<'a, R: Rules> {
+pub(crate) struct Searcher<'a, R: Rules> {
     shared: &'a Shared,
     limits: &'a Limits,
     thread_id: usize,
@@ -399,7 +335,8 @@ impl<'a, R: Rules> Searcher<'a, R> {
                         multipv: pv_index + 1,
                         score,
                         nodes: self.shared.nodes.load(Ordering::Relaxed) + self.unpublished_nodes,
-                        time_ms: self.shared.elapsed_ms(),
+                        time_ms: self.shared.control.elapsed_ms(),
+                        tbhits: self.shared.tbhits(),
                         pv: line.pv.clone(),
                     });
                 }
@@ -508,7 +445,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
 
     /// True when no further iteration should start.
     fn should_stop_after_iteration(&self, root_moves: &[RootMove], depth: u32) -> bool {
-        let untimed = self.shared.untimed.load(Ordering::Relaxed);
+        let untimed = self.shared.control.untimed();
         if untimed {
             return false;
         }
@@ -517,7 +454,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
                 // One legal move: no time needs spending on it.
                 return true;
             }
-            if self.shared.timed_ms() >= budget.soft_ms {
+            if self.shared.control.timed_ms() >= budget.soft_ms {
                 return true;
             }
         }
@@ -692,7 +629,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
     /// [`Aborted`] when another thread or the front end stopped the search, or (thread 0)
     /// when the node limit or the hard time limit is reached, which then stops every thread.
     fn check_limits(&self) -> Result<(), Aborted> {
-        if self.shared.stop.load(Ordering::Relaxed) {
+        if self.shared.control.stopped() {
             return Err(Aborted);
         }
         if self.thread_id != 0 {
@@ -704,10 +641,10 @@ impl<'a, R: Rules> Searcher<'a, R> {
                 .nodes
                 .is_some_and(|limit| self.shared.nodes.load(Ordering::Relaxed) >= limit);
         let out_of_time = self.limits.budget.as_ref().is_some_and(|budget| {
-            !self.shared.untimed.load(Ordering::Relaxed) && self.shared.timed_ms() >= budget.hard_ms
+            !self.shared.control.untimed() && self.shared.control.timed_ms() >= budget.hard_ms
         });
         if out_of_nodes || out_of_time {
-            self.shared.stop.store(true, Ordering::Relaxed);
+            self.shared.control.halt();
             return Err(Aborted);
         }
         Ok(())

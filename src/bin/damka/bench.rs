@@ -4,7 +4,7 @@ use damka::notation::fen::parse_fen;
 use damka::notation::movetext::write_move;
 use damka::rules::{Rules, Variant};
 use damka::search::tt::TranspositionTable;
-use damka::search::{GameContext, Limits, Searcher, Shared};
+use damka::search::{Env, Limits, think};
 use damka::with_variant;
 use std::io::Write;
 use std::sync::Arc;
@@ -79,14 +79,12 @@ pub fn run(depth: u32, out: &mut dyn Write) -> u64 {
 fn search_one<R: Rules>(fen: &str, depth: u32) -> (u64, String) {
     let position = parse_fen::<R>(fen).expect("bench positions are valid");
     let tt = Arc::new(TranspositionTable::new(16));
-    let shared = Shared::new(tt, false);
     let limits = Limits {
         depth: Some(depth),
         multipv: 1,
         ..Limits::default()
     };
-    let mut searcher = Searcher::<R>::new(&shared, &limits, 0);
-    let outcome = searcher.run(&position, &GameContext::default(), &mut |_| {});
+    let outcome = think(&position, &limits, &Env::new(tt), &mut |_| {});
     let best = outcome
         .best
         .map_or_else(|| "(none)".to_string(), |mv| write_move(&position, &mv));

@@ -4,7 +4,7 @@ use damka::egtb::Value;
 use damka::egtb::probe::Tables;
 use damka::rules::Rules;
 use damka::search::tt::TranspositionTable;
-use damka::search::{GameContext, Limits, Searcher, Shared};
+use damka::search::{Env, Limits, think};
 
 /// What [`convert_wins`] found.
 #[derive(Clone, Debug, Default)]
@@ -78,13 +78,11 @@ pub fn convert_wins<R: Rules>(
                 }
                 let mv = if plies.is_multiple_of(2) {
                     tt.clear();
-                    let shared = Shared::new(std::sync::Arc::clone(&tt), false)
-                        .with_egtb(Some(std::sync::Arc::clone(tables)));
-                    let outcome = Searcher::<R>::new(&shared, &limits, 0).run(
-                        &position,
-                        &GameContext::default(),
-                        &mut |_| {},
-                    );
+                    let env = Env {
+                        egtb: Some(std::sync::Arc::clone(tables)),
+                        ..Env::new(std::sync::Arc::clone(&tt))
+                    };
+                    let outcome = think(&position, &limits, &env, &mut |_| {});
                     match outcome.best {
                         Some(mv) => mv,
                         None => break Err("the engine gave no move".to_string()),

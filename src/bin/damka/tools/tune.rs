@@ -35,7 +35,7 @@ use damka::position::Position;
 use damka::random::SplitMix;
 use damka::rules::{Color, Rules, Variant};
 use damka::search::tt::TranspositionTable;
-use damka::search::{GameContext, Limits, Searcher, Shared};
+use damka::search::{Env, GameContext, Limits, think};
 use damka::with_variant;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
@@ -183,9 +183,12 @@ pub fn play_game<R: Rules>(
             },
         };
         tt.new_search();
-        let shared = Shared::new(Arc::clone(&tt), false).with_egtb(tables.cloned());
-        let mut searcher = Searcher::<R>::new(&shared, &limits, 0);
-        let outcome = searcher.run(&position, &context, &mut |_| {});
+        let env = Env {
+            egtb: tables.cloned(),
+            game: context,
+            ..Env::new(Arc::clone(&tt))
+        };
+        let outcome = think(&position, &limits, &env, &mut |_| {});
         if quiet_here {
             let white_score = for_white(&position, outcome.score);
             quiet.push((

@@ -6,7 +6,7 @@ use damka::position::{Move, Position};
 use damka::random::SplitMix;
 use damka::rules::Rules;
 use damka::search::tt::TranspositionTable;
-use damka::search::{GameContext, Limits, Searcher, Shared};
+use damka::search::{Env, Limits, think};
 use std::sync::Arc;
 
 /// Where a game starts: a position and the moves already played from it (both go into the
@@ -47,10 +47,7 @@ pub fn opening_score<R: Rules>(position: &Position<R>, table: &Arc<Transposition
         multipv: 1,
         ..Limits::default()
     };
-    let shared = Shared::new(Arc::clone(table), false);
-    Searcher::<R>::new(&shared, &check, 0)
-        .run(position, &GameContext::default(), &mut |_| {})
-        .score
+    think(position, &check, &Env::new(Arc::clone(table)), &mut |_| {}).score
 }
 
 /// `count` openings of `plies` random legal plies from the start position, each different
