@@ -37,6 +37,7 @@ macro_rules! generic_tests {
     )*};
 }
 
+pub mod any_game;
 pub mod board;
 pub mod book;
 pub mod checkerboard;
@@ -53,6 +54,7 @@ pub mod random;
 pub mod rules;
 pub mod search;
 
+pub use any_game::AnyGame;
 pub use board::{Bitboard, Bits, Board8, Board10, Board64, Dir, Geometry};
 pub use movegen::MoveList;
 pub use position::{Move, Position};

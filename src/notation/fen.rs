@@ -144,6 +144,17 @@ pub fn parse_fen<R: Rules>(text: &str) -> Result<Position<R>, ParseFenError> {
             }
         }
     }
+    checked_position(pieces, kings, side)
+}
+
+/// The position of these pieces (`pieces` by [`Color::index`], `kings` among them), checked
+/// as a FEN's are: no side with more pieces than the variant's start position holds, no man
+/// on its own promotion row. Other position readers (Hub's position string) share it.
+pub fn checked_position<R: Rules>(
+    pieces: [Bitboard; 2],
+    kings: Bitboard,
+    side: Color,
+) -> Result<Position<R>, ParseFenError> {
     let max = (R::START_ROWS * R::Geometry::PER_ROW) as u32;
     for color in [Color::White, Color::Black] {
         let count = pieces[color.index()].count_ones();

@@ -10,6 +10,7 @@ pub mod fen;
 pub mod hub;
 pub mod movetext;
 pub mod pdn;
+pub mod setup;
 pub mod suite;
 
 use crate::board::Geometry;

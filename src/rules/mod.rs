@@ -133,8 +133,20 @@ pub enum SmallEndgame {
 
 /// The rules of one variant. Implemented by zero-sized types; everything is a constant so the
 /// generic move generator compiles to straight-line code per variant.
+///
+/// Each rule set also names its arm of [`AnyGame`](crate::any_game::AnyGame)
+/// ([`GameArm`](crate::any_game::GameArm)), so a game of any rules can be handed on typed.
 pub trait Rules:
-    Copy + Default + PartialEq + Eq + std::hash::Hash + Send + Sync + fmt::Debug + 'static
+    Copy
+    + Default
+    + PartialEq
+    + Eq
+    + std::hash::Hash
+    + Send
+    + Sync
+    + fmt::Debug
+    + 'static
+    + crate::any_game::GameArm
 {
     /// The board.
     type Geometry: Geometry;
