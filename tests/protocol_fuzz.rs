@@ -467,19 +467,22 @@ impl UciState {
                 Some(Change::Session(session_for(self.session.variant()))),
             ),
             Uci::Position { fen, moves } => {
-                let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
-                match self.session.load(fen.as_deref(), &moves) {
-                    Ok(session) => (Expect::Silent, Some(Change::Session(session))),
+                let variant = self.session.variant();
+                match damka::notation::setup::read_game(variant, fen.as_deref(), &moves) {
+                    Ok(game) => (
+                        Expect::Silent,
+                        Some(Change::Session(damka::engine::session_of(game))),
+                    ),
                     Err(_) => (Expect::Error, None),
                 }
             }
-            Uci::Go(go) => {
+            Uci::Go { go, searchmoves } => {
                 if mid_search && !(go.infinite || go.ponder) {
                     return (Expect::Skip, None);
                 }
-                let fen = self.session.fen();
-                for text in &go.searchmoves {
-                    if self.session.load(Some(&fen), &[text.as_str()]).is_err() {
+                let game = self.session.game();
+                for text in &searchmoves {
+                    if damka::notation::setup::read_move(&game, text).is_err() {
                         return (Expect::Error, None);
                     }
                 }
@@ -564,10 +567,10 @@ fn random_moves(rng: &mut Rng, base: &dyn Session, fen: Option<&str>, count: usi
     let mut moves: Vec<String> = Vec::new();
     for _ in 0..count {
         let played: Vec<&str> = moves.iter().map(String::as_str).collect();
-        let Ok(now) = base.load(fen, &played) else {
+        let Ok(now) = damka::notation::setup::read_game(base.variant(), fen, &played) else {
             break;
         };
-        let legal = now.legal_moves();
+        let legal = damka::engine::session_of(now).legal_moves();
         if legal.is_empty() {
             break;
         }
@@ -2165,14 +2168,11 @@ fn uci_stress_ten_thousand_position_go_stop_cycles() {
             &[][..],
         ),
     ];
-    let english = session_for(Variant::English);
     let legal: Vec<Vec<String>> = positions
         .iter()
         .map(|(_, fen, moves)| {
-            english
-                .load(*fen, moves)
-                .expect("test position")
-                .legal_moves()
+            let game = damka::notation::setup::read_game(Variant::English, *fen, moves);
+            damka::engine::session_of(game.expect("test position")).legal_moves()
         })
         .collect();
     assert!(legal[2].is_empty(), "a finished game: bestmove (none)");

@@ -195,7 +195,8 @@ fn a_finished_game_has_no_best_move() {
     let _serial = one_at_a_time();
     let (mut engine, events) = Engine::new();
     // White to move with no pieces left: the game is over.
-    engine.set_position(Some("W:W:B1,2"), &[]).unwrap();
+    let game = damka::game::Game::<damka::rules::English>::from_fen("W:W:B1,2").unwrap();
+    engine.set_position(game.into()).unwrap();
     engine
         .go(Go {
             depth: Some(3),

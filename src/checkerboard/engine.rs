@@ -18,11 +18,11 @@ use super::{
     PROTOCOL_VERSION, board_fen, board_of_position, cb_color, cb_move, cb_move_text, cb_number,
     color_of, incremental_times, move_list_reply, position_of_board, read_board_fen, with_gametype,
 };
+use crate::any_game::AnyGame;
 use crate::book::BookMove;
 use crate::engine::{Engine, Event, Go, Info, Score};
 use crate::game::{Game, Outcome};
-use crate::notation::fen::{parse_fen, write_fen};
-use crate::notation::movetext::write_move;
+use crate::notation::fen::write_fen;
 use crate::position::{Move, Position};
 use crate::rules::{Color, Rules};
 use crossbeam_channel::{Receiver, RecvTimeoutError};
@@ -51,33 +51,15 @@ pub fn static_reply(command: &str) -> Option<(bool, String)> {
     }
 }
 
-/// A game damka knows: its start, its moves and where it ends (damka's FENs and move texts).
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Record {
-    start: String,
-    moves: Vec<String>,
-    end: String,
-}
-
-impl Record {
-    fn at(fen: &str) -> Record {
-        Record {
-            start: fen.to_string(),
-            moves: Vec::new(),
-            end: fen.to_string(),
-        }
-    }
-}
-
 /// damka as a CheckerBoard engine: the facade, the game type and the game's history.
 pub struct CbEngine {
     engine: Engine,
     events: Receiver<Event>,
     gametype: GameType,
-    /// The game of the last `set gamehist`, until a `getmove` takes it.
-    gamehist: Option<Record>,
-    /// The game up to damka's last move, for hosts that send no history.
-    game: Option<Record>,
+    /// The game of the last `set gamehist`, until a `getmove` takes it (of the game type).
+    gamehist: Option<AnyGame>,
+    /// The game up to damka's last move, for hosts that send no history (of the game type).
+    game: Option<AnyGame>,
 }
 
 impl Default for CbEngine {
@@ -286,9 +268,9 @@ impl CbEngine {
             "variant" => refused("set the game type with set gametype N"),
             "gamehist" => {
                 let gametype = self.gametype;
-                match with_gametype!(gametype, R => read_history::<R>(args)) {
+                match with_gametype!(gametype, R => read_history::<R>(args).map(AnyGame::from)) {
                     Ok(record) => {
-                        let moves = record.moves.len();
+                        let moves = record.ply();
                         self.gamehist = Some(record);
                         (true, format!("game history set: {moves} move(s)"))
                     }
@@ -326,19 +308,22 @@ impl CbEngine {
         let Some(record) = self.gamehist.as_ref().or(self.game.as_ref()) else {
             return String::new();
         };
-        with_gametype!(self.gametype, R => history_text_of::<R>(record))
+        with_gametype!(self.gametype, R => record.game::<R>().map(history_text_of))
+            .unwrap_or_default()
     }
 
     fn static_evaluation(&mut self, fen: &str) -> (bool, String) {
         let gametype = self.gametype;
         let position = read_board_fen(fen, gametype).and_then(|(board, color)| {
-            with_gametype!(gametype, R => position_of_board::<R>(&board, color).map(|p| write_fen(&p)))
+            with_gametype!(gametype, R => {
+                position_of_board::<R>(&board, color).map(|p| AnyGame::from(Game::new(p)))
+            })
         });
-        let fen = match position {
-            Ok(fen) => fen,
+        let game = match position {
+            Ok(game) => game,
             Err(error) => return refused(error),
         };
-        if let Err(error) = self.engine.set_position(Some(&fen), &[]) {
+        if let Err(error) = self.engine.set_position(game) {
             return refused(error);
         }
         (
@@ -380,39 +365,46 @@ impl CbEngine {
         playnow: &dyn Fn() -> bool,
         status: &mut dyn FnMut(&str),
     ) -> Result<Answer, String> {
+        with_gametype!(self.gametype, R => self.get_move_of::<R>(board, request, playnow, status))
+    }
+
+    /// [`CbEngine::get_move`] in the game type's rules `R`.
+    fn get_move_of<R: Rules>(
+        &mut self,
+        board: &mut Board8x8,
+        request: Request,
+        playnow: &dyn Fn() -> bool,
+        status: &mut dyn FnMut(&str),
+    ) -> Result<Answer, String> {
         let Request {
             color,
             maxtime,
             info,
             moreinfo,
         } = request;
-        let gametype = self.gametype;
-        let fen = with_gametype!(gametype, R => position_of_board::<R>(board, color).map(|p| write_fen(&p)))?;
+        let position = position_of_board::<R>(board, color)?;
         let go = limits(color_of(color)?, maxtime, info, moreinfo)?;
         if info & CB_RESET_MOVES != 0 {
             self.game = None;
         }
-        let record = self.history_for(&fen);
-        let moves: Vec<&str> = record.moves.iter().map(String::as_str).collect();
+        let mut game = self.history_for(&position);
         self.engine
-            .set_position(Some(&record.start), &moves)
+            .set_position(AnyGame::from(game.clone()))
             .map_err(|e| format!("cannot set up the game: {e}"))?;
-        let (legal, drawn) = with_gametype!(gametype, R => {
-            let game = replay::<R>(&record);
-            (game.legal_moves().len(), game.draw_reason().is_some())
-        });
-        if legal == 0 {
+        if game.legal_moves().is_empty() {
             status("no legal move: the game is lost");
-            self.game = Some(record);
+            self.game = Some(AnyGame::from(game));
             return Ok(Answer {
                 result: CB_LOSS,
                 cbmove: None,
             });
         }
-        let (best, score) = self.search(go, &record, playnow, status)?;
-        let played = with_gametype!(gametype, R => play::<R>(&record, &best));
-        *board = played.board;
-        let result = match (played.outcome, score) {
+        let drawn = game.draw_reason().is_some();
+        let (best, score) = self.search::<R>(go, playnow, status)?;
+        let before = *game.position();
+        game.play(best);
+        *board = board_of_position(game.position());
+        let result = match (game.outcome(), score) {
             (Some(Outcome::Win(winner)), _) => {
                 if cb_color(winner) == color {
                     CB_WIN
@@ -426,64 +418,58 @@ impl CbEngine {
             (None, Some(Score::LossIn(_))) => CB_LOSS,
             _ => CB_UNKNOWN,
         };
-        let mut record = record;
-        record.moves.push(played.text);
-        record.end = played.end;
-        self.game = Some(record);
+        self.game = Some(AnyGame::from(game));
         Ok(Answer {
             result,
-            cbmove: Some(played.cbmove),
+            cbmove: Some(cb_move(&before, &best)),
         })
     }
 
-    /// The game to search for a position (damka's FEN): the host's history when it ends
-    /// there, else damka's own record when the position is the one after its last move or
-    /// one move later, else the position alone.
-    fn history_for(&mut self, fen: &str) -> Record {
-        if let Some(record) = self.gamehist.take() {
-            if record.end == fen {
+    /// The game to search for a position: the host's history when it ends there, else
+    /// damka's own record when the position is the one after its last move or one move later,
+    /// else the position alone.
+    fn history_for<R: Rules>(&mut self, position: &Position<R>) -> Game<R> {
+        if let Some(record) = self.gamehist.take().and_then(AnyGame::into_game::<R>) {
+            if record.position() == position {
                 return record;
             }
             log::warn!(
-                "set gamehist ended at {}, but getmove's position is {fen}: ignored",
-                record.end
+                "set gamehist ended at {}, but getmove's position is {}: ignored",
+                write_fen(record.position()),
+                write_fen(position)
             );
         }
-        let gametype = self.gametype;
         self.game
             .take()
-            .and_then(|record| with_gametype!(gametype, R => extend::<R>(record, fen)))
-            .unwrap_or_else(|| Record::at(fen))
+            .and_then(AnyGame::into_game::<R>)
+            .and_then(|record| extend(record, position))
+            .unwrap_or_else(|| Game::new(*position))
     }
 
     /// Runs one search under `go`, reporting each iteration on `status` and stopping when
     /// `playnow` says so: the move and the last score.
-    fn search(
+    fn search<R: Rules>(
         &mut self,
         go: Go,
-        record: &Record,
         playnow: &dyn Fn() -> bool,
         status: &mut dyn FnMut(&str),
     ) -> Result<(Move, Option<Score>), String> {
         while self.events.try_recv().is_ok() {}
         let search = self.engine.go(go).map_err(|e| e.to_string())?;
-        let gametype = self.gametype;
         let mut score = None;
         let mut stopped = false;
         let best = loop {
             match self.events.recv_timeout(Duration::from_millis(5)) {
                 Ok(Event::Info(info)) if info.search == search && info.multipv == 1 => {
                     score = Some(info.score);
-                    status(&with_gametype!(gametype, R => status_line::<R>(record, &info)));
+                    status(&status_line::<R>(&info));
                 }
                 Ok(Event::Book {
                     search: id,
                     chosen,
                     offered,
                 }) if id == search => {
-                    status(
-                        &with_gametype!(gametype, R => book_status_line::<R>(&chosen, &offered)),
-                    );
+                    status(&book_status_line::<R>(&chosen, &offered));
                 }
                 Ok(Event::BestMove {
                     search: id, best, ..
@@ -540,43 +526,31 @@ fn limits(us: Color, maxtime: f64, info: i32, moreinfo: i32) -> Result<Go, Strin
     Ok(go)
 }
 
-/// The game of a record (made by damka, so every move is legal).
-fn replay<R: Rules>(record: &Record) -> Game<R> {
-    let mut game = Game::new(parse_fen::<R>(&record.start).expect("a FEN damka wrote"));
-    for text in &record.moves {
-        game.play_text(text).expect("a move damka wrote");
-    }
-    game
-}
-
-/// `record` taken on to the position `fen`: unchanged when it is already there, one move
-/// longer when one legal move gets there, else `None`.
-fn extend<R: Rules>(mut record: Record, fen: &str) -> Option<Record> {
-    if record.end == fen {
+/// `record` taken on to `target`: unchanged when it is already there, one move longer when
+/// one legal move gets there, else `None`.
+fn extend<R: Rules>(mut record: Game<R>, target: &Position<R>) -> Option<Game<R>> {
+    let last = *record.position();
+    if last == *target {
         return Some(record);
     }
-    let last = parse_fen::<R>(&record.end).ok()?;
-    let target = parse_fen::<R>(fen).ok()?;
     let mv = last
         .legal_moves()
         .iter()
-        .find(|mv| last.play(mv) == target)
+        .find(|mv| last.play(mv) == *target)
         .copied()?;
-    record.moves.push(write_move(&last, &mv));
-    record.end = fen.to_string();
+    record.play(mv);
     Some(record)
 }
 
 /// Reads `set gamehist`'s arguments: a FEN in CheckerBoard's numbers, then moves `from-to`
 /// (or `fromxto`, with landing squares between if any) in CheckerBoard's numbers.
-fn read_history<R: Rules>(args: &[&str]) -> Result<Record, String> {
+fn read_history<R: Rules>(args: &[&str]) -> Result<Game<R>, String> {
     let (fen, moves) = args.split_first().ok_or("set gamehist: no FEN")?;
     let gametype = super::gametype_of::<R>();
     let (board, color) = read_board_fen(fen, gametype)?;
-    let start = position_of_board::<R>(&board, color)?;
-    let mut position = start;
-    let mut texts = Vec::new();
+    let mut game = Game::new(position_of_board::<R>(&board, color)?);
     for text in moves {
+        let position = *game.position();
         let squares: Vec<u32> = text
             .split(['-', 'x', 'X'])
             .map(|s| s.trim().parse())
@@ -596,19 +570,13 @@ fn read_history<R: Rules>(args: &[&str]) -> Result<Record, String> {
                     write_fen(&position)
                 )
             })?;
-        texts.push(write_move(&position, &mv));
-        position = position.play(&mv);
+        game.play(mv);
     }
-    Ok(Record {
-        start: write_fen(&start),
-        moves: texts,
-        end: write_fen(&position),
-    })
+    Ok(game)
 }
 
 /// A record in `set gamehist`'s form (CheckerBoard's numbers).
-fn history_text_of<R: Rules>(record: &Record) -> String {
-    let game = replay::<R>(record);
+fn history_text_of<R: Rules>(game: &Game<R>) -> String {
     let start = game.start();
     let mut text = board_fen(
         &board_of_position(start),
@@ -631,7 +599,7 @@ fn move_list_of<R: Rules>(fen: &str) -> Result<String, String> {
 
 /// The status line of an iteration: depth, score, nodes, time, speed and the line of play
 /// in CheckerBoard's numbers.
-fn status_line<R: Rules>(record: &Record, info: &Info) -> String {
+fn status_line<R: Rules>(info: &Info) -> String {
     let score = match info.score {
         Score::Centi(cp) => format!("{cp:+}"),
         Score::WinIn(plies) => format!("win in {plies}"),
@@ -645,12 +613,9 @@ fn status_line<R: Rules>(record: &Record, info: &Info) -> String {
         info.time_ms as f64 / 1000.0,
         info.nps as f64 / 1e6
     );
-    if let Ok(mut position) = parse_fen::<R>(&record.end) {
-        for mv in &info.pv {
-            line.push(' ');
-            line.push_str(&cb_move_text::<R>(mv));
-            position = position.play(mv);
-        }
+    for mv in &info.pv {
+        line.push(' ');
+        line.push_str(&cb_move_text::<R>(mv));
     }
     line
 }
@@ -667,28 +632,6 @@ fn book_status_line<R: Rules>(chosen: &Move, offered: &[BookMove]) -> String {
         offered.len(),
         listed.join(", ")
     )
-}
-
-/// The move played on the record's last position.
-struct Played {
-    board: Board8x8,
-    cbmove: CbMove,
-    text: String,
-    end: String,
-    outcome: Option<Outcome>,
-}
-
-fn play<R: Rules>(record: &Record, mv: &Move) -> Played {
-    let mut game = replay::<R>(record);
-    let before: Position<R> = *game.position();
-    game.play(*mv);
-    Played {
-        board: board_of_position(game.position()),
-        cbmove: cb_move(&before, mv),
-        text: write_move(&before, mv),
-        end: write_fen(game.position()),
-        outcome: game.outcome(),
-    }
 }
 
 #[cfg(test)]

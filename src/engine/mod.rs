@@ -1,8 +1,12 @@
 //! The engine facade: owns the game, the options, the transposition table and the search threads; never prints.
 //!
 //! Front ends (UCI dialect, Hub) turn text into calls here and turn [`Event`]s back into
-//! text. `go` and `stop` return at once; the search runs on its own threads and sends
-//! [`Event::Info`] lines and exactly one [`Event::BestMove`] per `go` over a crossbeam channel.
+//! text. Positions and moves come in typed: a game is an [`AnyGame`] (start position and
+//! moves, built by the front end through [`notation`](crate::notation)) and a `go`'s root
+//! moves are [`Move`]s, so no FEN or move text crosses the facade inwards and a front end
+//! reports bad input where it reads it. `go` and `stop` return at once; the search runs on
+//! its own threads and sends [`Event::Info`] lines and exactly one [`Event::BestMove`] per
+//! `go` over a crossbeam channel.
 //! The variant is chosen at run time: a [`Session`] trait object wraps a `Game<R>` and is the
 //! one place where the engine dispatches into the monomorphised rules and search.
 
@@ -16,9 +20,10 @@ pub use options::{
     OptionKind, OptionSpec, Options, Setting, option_specs,
 };
 pub use search_thread::SearchHandle;
-pub use session::{BookRequest, SearchRequest, Session, session_for};
+pub use session::{BookRequest, SearchRequest, Session, session_for, session_of};
 pub use tables::{LoadedTables, load_tables};
 
+use crate::any_game::AnyGame;
 use crate::book::builtin::builtin_book;
 use crate::book::{Book, BookMove, Choice};
 use crate::position::Move;
@@ -132,8 +137,9 @@ pub struct Go {
     pub infinite: bool,
     /// Ponder: search untimed until `ponderhit` (then the clock applies) or `stop`.
     pub ponder: bool,
-    /// Restrict the root to these moves (move texts).
-    pub searchmoves: Vec<String>,
+    /// Restrict the root to these moves, legal in the position searched (the front end reads
+    /// them against [`Session::game`]).
+    pub searchmoves: Vec<Move>,
     /// Analysis under the limits: the answer always comes from a search, never the book
     /// (Hub's `go mcts`, which GWDGUI sends for its Monte Carlo analysis).
     pub analysis: bool,
@@ -156,15 +162,6 @@ impl Go {
 /// Why a command was refused. The engine's state is unchanged after any of these.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EngineError {
-    /// A bad FEN.
-    Fen(String),
-    /// A bad or illegal move in a move list, with its index (0-based).
-    Move {
-        /// Position in the list.
-        index: usize,
-        /// The error.
-        message: String,
-    },
     /// An unknown option.
     UnknownOption(String),
     /// A bad option value.
@@ -183,10 +180,6 @@ pub enum EngineError {
 impl fmt::Display for EngineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EngineError::Fen(message) => write!(f, "bad FEN: {message}"),
-            EngineError::Move { index, message } => {
-                write!(f, "move {} of the list: {message}", index + 1)
-            }
             EngineError::UnknownOption(name) => write!(f, "unknown option '{name}'"),
             EngineError::BadOptionValue {
                 name,
@@ -320,12 +313,18 @@ impl Engine {
         Ok(())
     }
 
-    /// Sets the position from a FEN (or the start) and moves; on error nothing changes.
-    pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), EngineError> {
+    /// Sets the game: its start position and the moves played from it (their positions count
+    /// for repetitions). A game of another variant switches the engine to that variant, its
+    /// tables following as with [`Engine::set_variant`]. Refused only while searching.
+    pub fn set_position(&mut self, game: AnyGame) -> Result<(), EngineError> {
         if self.is_searching() {
             return Err(EngineError::Busy("set the position"));
         }
-        self.session = self.session.load(fen, moves)?;
+        let variant = game.variant();
+        if variant != self.variant() {
+            self.egtb = self.tables_for(variant);
+        }
+        self.session = session_of(game);
         Ok(())
     }
 

@@ -630,22 +630,17 @@ mod tests {
 
         let (mut engine, _events) = Engine::new();
         engine.set_option("Variant", "international").unwrap();
+        let position = crate::notation::fen::parse_fen::<crate::rules::International>(
+            "W:W27,30,33,35,36,37,38,43,45,46,47,48,50:B1,2,3,5,6,10,11,12,13,17,19,23,24",
+        )
+        .unwrap();
         engine
-            .set_position(
-                Some(
-                    "W:W27,30,33,35,36,37,38,43,45,46,47,48,50:B1,2,3,5,6,10,11,12,13,17,19,23,24",
-                ),
-                &[],
-            )
+            .set_position(crate::game::Game::new(position).into())
             .unwrap();
         let set = crate::eval::EvalSet {
             weights: crate::eval::weights::INTERNATIONAL,
             patterns: Some(std::sync::Arc::new(patterns.clone())),
         };
-        let position = crate::notation::fen::parse_fen::<crate::rules::International>(
-            "W:W27,30,33,35,36,37,38,43,45,46,47,48,50:B1,2,3,5,6,10,11,12,13,17,19,23,24",
-        )
-        .unwrap();
         let expected = set.evaluate(&position);
         let without = crate::eval::EvalSet {
             patterns: None,

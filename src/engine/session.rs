@@ -3,19 +3,20 @@
 
 use super::search_thread::{SearchHandle, SearchPlan, run_search};
 use super::{EngineError, Event, Go, Options};
+use crate::any_game::AnyGame;
 use crate::book::{Book, Choice, choose};
 use crate::egtb::probe::Tables;
 use crate::eval::EvalSet;
 use crate::game::Game;
 use crate::notation::diagram::diagram;
-use crate::notation::fen::{parse_fen, write_fen};
-use crate::notation::movetext::{parse_move_in, write_move_in};
+use crate::notation::fen::write_fen;
+use crate::notation::movetext::write_move_in;
 use crate::position::{Move, Position};
 use crate::random::SplitMix;
 use crate::rules::{Color, Rules, Variant};
 use crate::search::tt::TranspositionTable;
 use crate::search::{Control, Env, GameContext};
-use crate::with_variant;
+use crate::with_game;
 use crossbeam_channel::Sender;
 use std::sync::Arc;
 
@@ -23,9 +24,8 @@ use std::sync::Arc;
 pub trait Session: Send {
     /// The variant.
     fn variant(&self) -> Variant;
-    /// A new session of the same variant from a FEN (or the start) and moves; `self` is not
-    /// touched, so a failure leaves the engine's position as it was.
-    fn load(&self, fen: Option<&str>, moves: &[&str]) -> Result<Box<dyn Session>, EngineError>;
+    /// The game: its start position, the moves played and the position now.
+    fn game(&self) -> AnyGame;
     /// The current position as PDN FEN.
     fn fen(&self) -> String;
     /// The current position as a text diagram.
@@ -139,19 +139,8 @@ impl<R: Rules> Session for GameSession<R> {
         R::VARIANT
     }
 
-    fn load(&self, fen: Option<&str>, moves: &[&str]) -> Result<Box<dyn Session>, EngineError> {
-        let start = match fen {
-            None => Position::<R>::start(),
-            Some(text) => parse_fen::<R>(text).map_err(|e| EngineError::Fen(e.to_string()))?,
-        };
-        let mut game = Game::new(start);
-        for (index, text) in moves.iter().enumerate() {
-            game.play_text(text).map_err(|e| EngineError::Move {
-                index,
-                message: e.to_string(),
-            })?;
-        }
-        Ok(Box::new(GameSession { game }))
+    fn game(&self) -> AnyGame {
+        AnyGame::from(self.game.clone())
     }
 
     fn fen(&self) -> String {
@@ -199,21 +188,12 @@ impl<R: Rules> Session for GameSession<R> {
         if let Some(answer) = self.book_answer(&request) {
             return Ok(answer);
         }
-        let legal = root.legal_moves();
-        let mut searchmoves = Vec::new();
-        for (index, text) in request.go.searchmoves.iter().enumerate() {
-            let mv = parse_move_in(&root, text, &legal).map_err(|e| EngineError::Move {
-                index,
-                message: e.to_string(),
-            })?;
-            searchmoves.push(mv);
-        }
         let id = request.id;
         let plan = SearchPlan::new(
             &request.go,
             (root.side_to_move(), self.game.ply()),
             &request.options,
-            searchmoves,
+            request.go.searchmoves.clone(),
             request.skill_seed,
         );
         let context = GameContext {
@@ -250,5 +230,10 @@ impl<R: Rules> Session for GameSession<R> {
 
 /// A fresh game of `variant` at its start position.
 pub fn session_for(variant: Variant) -> Box<dyn Session> {
-    with_variant!(variant, R => Box::new(GameSession::<R> { game: Game::default() }))
+    session_of(AnyGame::start(variant))
+}
+
+/// The session of `game`.
+pub fn session_of(game: AnyGame) -> Box<dyn Session> {
+    with_game!(game, game => Box::new(GameSession { game }))
 }

@@ -3,11 +3,12 @@
 //! both use it).
 //!
 //! Squares: the Hub position string and moves use pydraughts' numbering, which is not PDN on
-//! some 8x8 boards (see [`Layout`]); everything is converted here and the engine only ever
-//! sees PDN.
+//! some 8x8 boards (see [`Layout`]); everything is converted here, straight into typed
+//! positions and moves (no FEN in between), so the engine never sees pydraughts' numbers.
 
-use crate::board::{Bits, Geometry};
+use crate::board::{Bitboard, Bits, Geometry};
 use crate::movegen::MoveList;
+use crate::notation::fen::checked_position;
 use crate::notation::movetext::parse_move_in;
 use crate::notation::{bit_of_number, number_of_bit};
 use crate::position::{Move, Position};
@@ -215,8 +216,9 @@ pub fn hub_move<R: Rules>(mv: &Move, layout: Layout) -> String {
     }
 }
 
-/// The PDN FEN of a Hub position string.
-pub fn fen_of_hub_position<R: Rules>(text: &str, layout: Layout) -> Result<String, String> {
+/// The position a Hub position string describes, checked as a FEN's is
+/// ([`checked_position`]).
+pub fn read_hub_position<R: Rules>(text: &str, layout: Layout) -> Result<Position<R>, String> {
     let squares = R::Geometry::SQUARES as u32;
     let chars: Vec<char> = text.trim().chars().collect();
     if chars.len() != squares as usize + 1 {
@@ -226,37 +228,43 @@ pub fn fen_of_hub_position<R: Rules>(text: &str, layout: Layout) -> Result<Strin
             chars.len()
         ));
     }
-    let (first, second) = if layout.colours_swapped() {
-        ('B', 'W')
-    } else {
-        ('W', 'B')
+    let swapped = layout.colours_swapped();
+    let side = match (chars[0], swapped) {
+        ('W' | 'w', false) | ('B' | 'b', true) => Color::White,
+        ('W' | 'w', true) | ('B' | 'b', false) => Color::Black,
+        (other, _) => return Err(format!("bad side to move '{other}'")),
     };
-    let side = match chars[0] {
-        'W' | 'w' => first,
-        'B' | 'b' => second,
-        other => return Err(format!("bad side to move '{other}'")),
-    };
-    let mut white = Vec::new();
-    let mut black = Vec::new();
-    for (i, &c) in chars[1..].iter().enumerate() {
-        let square = layout.pos_square_to_pdn(i as u32 + 1, squares);
-        let (hub_white, king) = match c {
-            'w' => (true, false),
-            'W' => (true, true),
-            'b' => (false, false),
-            'B' => (false, true),
-            'e' | '.' | '-' => continue,
+    // Each square's piece in the string's order, so that the first bad character is named.
+    let mut cells = Vec::with_capacity(squares as usize);
+    for &c in &chars[1..] {
+        cells.push(match c {
+            'w' => Some((true, false)),
+            'W' => Some((true, true)),
+            'b' => Some((false, false)),
+            'B' => Some((false, true)),
+            'e' | '.' | '-' => None,
             other => return Err(format!("bad square character '{other}'")),
+        });
+    }
+    let mut pieces = [0 as Bitboard; 2];
+    let mut kings: Bitboard = 0;
+    for bit in Bits(R::Geometry::BOARD) {
+        // `pos_square_to_pdn` is its own inverse in every layout.
+        let index = layout.pos_square_to_pdn(number_of_bit::<R>(bit as u8), squares);
+        let Some((hub_white, king)) = cells[index as usize - 1] else {
+            continue;
         };
-        let is_white = hub_white != layout.colours_swapped();
-        let entry = format!("{}{square}", if king { "K" } else { "" });
-        if is_white {
-            white.push(entry);
+        let color = if hub_white != swapped {
+            Color::White
         } else {
-            black.push(entry);
+            Color::Black
+        };
+        pieces[color.index()] |= 1u64 << bit;
+        if king {
+            kings |= 1u64 << bit;
         }
     }
-    Ok(format!("{side}:W{}:B{}", white.join(","), black.join(",")))
+    checked_position(pieces, kings, side).map_err(|e| format!("bad position '{text}': {e}"))
 }
 
 /// Finds the legal move a Hub move names: `from-to`, or `from x to x captured...` (all
@@ -323,28 +331,57 @@ mod tests {
     #[test]
     fn start_strings_read_as_start_positions() {
         let intl = format!("W{}{}{}", "b".repeat(20), "e".repeat(10), "w".repeat(20));
-        let fen = fen_of_hub_position::<International>(&intl, Layout::Pdn).unwrap();
         assert_eq!(
-            parse_fen::<International>(&fen).unwrap(),
-            Position::<International>::start()
+            read_hub_position::<International>(&intl, Layout::Pdn),
+            Ok(Position::<International>::start())
         );
         let eight = format!("W{}{}{}", "b".repeat(12), "e".repeat(8), "w".repeat(12));
-        let fen = fen_of_hub_position::<English>(&eight, Layout::Turned).unwrap();
         assert_eq!(
-            parse_fen::<English>(&fen).unwrap(),
-            Position::<English>::start()
+            read_hub_position::<English>(&eight, Layout::Turned),
+            Ok(Position::<English>::start())
         );
-        let fen = fen_of_hub_position::<Russian>(&eight, Layout::FlippedMoves).unwrap();
         assert_eq!(
-            parse_fen::<Russian>(&fen).unwrap(),
-            Position::<Russian>::start()
+            read_hub_position::<Russian>(&eight, Layout::FlippedMoves),
+            Ok(Position::<Russian>::start())
         );
-        let fen = fen_of_hub_position::<Italian>(&eight, Layout::Pdn).unwrap();
         assert_eq!(
-            parse_fen::<Italian>(&fen).unwrap(),
-            Position::<Italian>::start()
+            read_hub_position::<Italian>(&eight, Layout::Pdn),
+            Ok(Position::<Italian>::start())
         );
-        assert!(fen_of_hub_position::<English>(&intl, Layout::Turned).is_err());
+        assert!(read_hub_position::<English>(&intl, Layout::Turned).is_err());
+    }
+
+    #[test]
+    fn position_strings_and_positions_round_trip() {
+        let position = parse_fen::<English>("W:W18,K30:B3,K12").unwrap();
+        for layout in [Layout::Pdn, Layout::Turned, Layout::FlippedMoves] {
+            let text = hub_position(&position, layout);
+            assert_eq!(read_hub_position::<English>(&text, layout), Ok(position));
+        }
+    }
+
+    #[test]
+    fn bad_position_strings_name_their_fault() {
+        let eight = |body: &str| format!("W{body}");
+        let fault = |text: &str| read_hub_position::<English>(text, Layout::Pdn).unwrap_err();
+        assert_eq!(
+            fault("Wee"),
+            "a position of this variant has 33 characters, not 3"
+        );
+        assert_eq!(
+            fault(&format!("X{}", "e".repeat(32))),
+            "bad side to move 'X'"
+        );
+        assert_eq!(
+            fault(&eight(&format!("{}x{}y", "e".repeat(3), "e".repeat(27)))),
+            "bad square character 'x'"
+        );
+        // A white man on square 1, White's promotion row.
+        let text = eight(&format!("w{}", "e".repeat(31)));
+        assert_eq!(
+            fault(&text),
+            format!("bad position '{text}': a man on '1' stands on its own promotion row")
+        );
     }
 
     #[test]

@@ -16,17 +16,16 @@
 //!   (docs/hub.md).
 //!
 //! Squares, position strings and moves are written and read by the Hub codec,
-//! [`notation::hub`](crate::notation::hub); the engine only ever sees PDN.
+//! [`notation::hub`](crate::notation::hub); a `pos` reaches the engine as a typed game.
 
 use crate::Geometry;
+use crate::any_game::AnyGame;
 use crate::engine::{Engine, Event, Go, Info, MAX_HASH_MB, MAX_THREADS, Score};
-use crate::movegen::MoveList;
-use crate::notation::fen::{parse_fen, write_fen};
+use crate::game::Game;
 use crate::notation::hub::{
-    HUB_VARIANTS, HubVariant, Layout, SCAN_VARIANT_NAMES, fen_of_hub_position, hub_move,
-    hub_variant, read_hub_move,
+    HUB_VARIANTS, HubVariant, Layout, SCAN_VARIANT_NAMES, hub_move, hub_variant, read_hub_move,
+    read_hub_position,
 };
-use crate::notation::movetext::{parse_move_in, write_move_full, write_move_in};
 use crate::position::{Move, Position};
 use crate::protocol::driver::{Dialect, Sink, Step, drive};
 use crate::protocol::pipe::PipeProbe;
@@ -340,47 +339,24 @@ fn squares_of<R: Rules>() -> usize {
     R::Geometry::SQUARES
 }
 
-/// Reads the Hub position string and moves into a PDN FEN and engine move texts.
+/// Reads the Hub position string (the start position when `None`) and the moves played
+/// from it into a game.
 fn read_position<R: Rules>(
     pos: Option<&str>,
     moves: &[&str],
     layout: Layout,
-) -> Result<(String, Vec<String>), String> {
+) -> Result<Game<R>, String> {
     let start = match pos {
         None => Position::<R>::start(),
-        Some(text) => parse_fen::<R>(&fen_of_hub_position::<R>(text, layout)?)
-            .map_err(|e| format!("bad position '{text}': {e}"))?,
+        Some(text) => read_hub_position::<R>(text, layout)?,
     };
-    let mut fen = write_fen(&start);
-    let mut texts = Vec::with_capacity(moves.len());
-    let mut position = start;
+    let mut game = Game::new(start);
     for text in moves {
-        let legal = position.legal_moves();
-        let mv = read_hub_move(&position, &legal, text, layout)?;
-        match engine_text(&position, &legal, &mv) {
-            Some(engine) => texts.push(engine),
-            None => {
-                // Cannot happen with the current notation; keep going from here.
-                let next = position.play(&mv);
-                fen = write_fen(&next);
-                texts.clear();
-                position = next;
-                continue;
-            }
-        }
-        position = position.play(&mv);
+        let position = *game.position();
+        let mv = read_hub_move(&position, &position.legal_moves(), text, layout)?;
+        game.play(mv);
     }
-    Ok((fen, texts))
-}
-
-/// A move text that the engine's reader maps back to exactly `mv`.
-fn engine_text<R: Rules>(position: &Position<R>, legal: &MoveList, mv: &Move) -> Option<String> {
-    [
-        write_move_in(position, mv, legal),
-        write_move_full(position, mv),
-    ]
-    .into_iter()
-    .find(|text| parse_move_in(position, text, legal).ok() == Some(*mv))
+    Ok(game)
 }
 
 /// A Hub command that [`Hub::read`](Dialect::read) accepted.
@@ -397,12 +373,8 @@ enum HubCommand {
     EngineOption(&'static str, String),
     /// `new-game`.
     NewGame,
-    /// `pos`, read and checked: the variant it is in, its PDN FEN and the moves after it.
-    Pos {
-        variant: HubVariant,
-        fen: String,
-        moves: Vec<String>,
-    },
+    /// `pos`, read and checked: the variant it is in and the game it sets.
+    Pos { variant: HubVariant, game: AnyGame },
     /// `level`, read into the limits of the next searches.
     Level(Go),
     /// `go think|ponder|analyze`.
@@ -555,35 +527,21 @@ impl Hub {
             .map(|m| m.split_whitespace().collect())
             .unwrap_or_default();
         let layout = variant.layout;
-        let read = with_variant!(variant.variant, R => read_position::<R>(pos, &moves, layout));
+        let read = with_variant!(variant.variant, R => {
+            read_position::<R>(pos, &moves, layout).map(AnyGame::from)
+        });
         match read {
-            Ok((fen, moves)) => Step::Change(HubCommand::Pos {
-                variant,
-                fen,
-                moves,
-            }),
+            Ok(game) => Step::Change(HubCommand::Pos { variant, game }),
             Err(message) => Step::Refused(format!("pos: {message}")),
         }
     }
 
-    fn set_position(
-        &mut self,
-        variant: HubVariant,
-        fen: &str,
-        moves: &[String],
-        engine: &mut Engine,
-    ) {
+    /// Sets the game of a `pos`, in its variant (the engine follows a change of variant).
+    fn set_position(&mut self, variant: HubVariant, game: AnyGame, engine: &mut Engine) {
         self.level = Go::default();
-        if variant != self.variant {
-            if let Err(error) = engine.set_variant(variant.variant) {
-                self.refuse(&error.to_string());
-                return;
-            }
-            self.variant = variant;
-        }
-        let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
-        if let Err(error) = engine.set_position(Some(fen), &moves) {
-            self.refuse(&error.to_string());
+        match engine.set_position(game) {
+            Ok(()) => self.variant = variant,
+            Err(error) => self.refuse(&error.to_string()),
         }
     }
 
@@ -670,12 +628,8 @@ impl Dialect for Hub {
             }
             HubCommand::EngineOption(name, value) => engine.set_option(name, &value),
             HubCommand::NewGame => engine.new_game(),
-            HubCommand::Pos {
-                variant,
-                fen,
-                moves,
-            } => {
-                self.set_position(variant, &fen, &moves, engine);
+            HubCommand::Pos { variant, game } => {
+                self.set_position(variant, game, engine);
                 Ok(())
             }
             HubCommand::Level(level) => {

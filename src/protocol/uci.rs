@@ -12,7 +12,9 @@
 //! knows only chess squares and chess FEN, reads `go depth` into a `u8` (a depth above 255
 //! panics) and ignores trailing tokens. `docs/protocol.md` gives the details.
 
+use crate::any_game::AnyGame;
 use crate::engine::{Engine, EngineError, Event, Go, Info, OptionKind, OptionSpec, Score};
+use crate::notation::setup::{read_game, read_move};
 use crate::position::Move;
 use crate::protocol::driver::{Dialect, Sink, Step, drive};
 use crate::search::skill::MAX_LEVEL;
@@ -52,7 +54,12 @@ pub enum Command {
         moves: Vec<String>,
     },
     /// `go` with its limits.
-    Go(Go),
+    Go {
+        /// The limits; their root moves are read from `searchmoves` against the position.
+        go: Go,
+        /// The `searchmoves`, as text.
+        searchmoves: Vec<String>,
+    },
     /// `stop`: end the search; its `bestmove` follows.
     Stop,
     /// `ponderhit`: the expected move was played; the ponder search goes on under the clock.
@@ -108,7 +115,10 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, String> {
             by_vampirc(line, &keyword)?
         }
         "position" => parse_position(args)?,
-        "go" => Command::Go(parse_go(args)?),
+        "go" => {
+            let (go, searchmoves) = parse_go(args)?;
+            Command::Go { go, searchmoves }
+        }
         "d" | "eval" => {
             if let Some(extra) = args.first() {
                 return Err(format!("unexpected '{extra}' after '{keyword}'"));
@@ -201,10 +211,12 @@ fn integer(what: &str, text: &str, min: i128, max: i128) -> Result<i128, String>
         .ok_or_else(|| format!("{what}: expected a whole number from {min} to {max}, got '{text}'"))
 }
 
-/// The parameters of `go`, in any order, each at most once.
-fn parse_go(args: &[&str]) -> Result<Go, String> {
+/// The parameters of `go`, in any order, each at most once: the limits and the
+/// `searchmoves` texts.
+fn parse_go(args: &[&str]) -> Result<(Go, Vec<String>), String> {
     let is_keyword = |t: &str| GO_KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(t));
     let mut go = Go::default();
+    let mut searchmoves = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -231,7 +243,7 @@ fn parse_go(args: &[&str]) -> Result<Go, String> {
                 if i == start {
                     return Err("go searchmoves: no move given".into());
                 }
-                go.searchmoves = args[start..i].iter().map(|m| m.to_string()).collect();
+                searchmoves = args[start..i].iter().map(|m| m.to_string()).collect();
             }
             _ => {
                 let what = format!("go {key}");
@@ -258,7 +270,7 @@ fn parse_go(args: &[&str]) -> Result<Go, String> {
             }
         }
     }
-    Ok(go)
+    Ok((go, searchmoves))
 }
 
 /// `cp X` (centi-men) or `mate N` (moves, negative when losing).
@@ -357,6 +369,20 @@ pub fn uci_lines() -> Vec<String> {
     lines
 }
 
+/// A command [`Dialect::read`] accepted, as [`Dialect::apply`] carries it out: a
+/// `position`'s game and a `go`'s root moves already read against the engine's position.
+enum Accepted {
+    Uci,
+    IsReady,
+    Display,
+    Eval,
+    Perft(u32),
+    SetOption { name: String, value: String },
+    UciNewGame,
+    Position(AnyGame),
+    Go(Go),
+}
+
 /// The UCI dialect's side of the [driver](super::driver): reads lines into [`Command`]s and
 /// writes answers and events as UCI text.
 struct Uci {
@@ -385,24 +411,17 @@ impl Uci {
         }
     }
 
-    /// Checks a `go`'s `searchmoves` against the position, so that a bad `go` is refused
+    /// Reads a `go`'s `searchmoves` against the position, so that a bad `go` is refused
     /// before it stops a running search.
-    fn check_go(go: &Go, engine: &Engine) -> Result<(), String> {
-        let session = engine.session();
-        if go.searchmoves.is_empty() {
-            return Ok(());
+    fn read_searchmoves(texts: &[String], engine: &Engine) -> Result<Vec<Move>, String> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
         }
-        let fen = session.fen();
-        for text in &go.searchmoves {
-            if let Err(error) = session.load(Some(&fen), &[text.as_str()]) {
-                let message = match error {
-                    EngineError::Move { message, .. } => message,
-                    other => other.to_string(),
-                };
-                return Err(format!("go searchmoves: {message}"));
-            }
-        }
-        Ok(())
+        let game = engine.session().game();
+        texts
+            .iter()
+            .map(|text| read_move(&game, text).map_err(|error| format!("go searchmoves: {error}")))
+            .collect()
     }
 
     fn go(&mut self, go: Go, engine: &mut Engine) {
@@ -473,9 +492,9 @@ impl Uci {
 }
 
 impl Dialect for Uci {
-    type Command = Command;
+    type Command = Accepted;
 
-    fn read(&mut self, line: &[u8], engine: &Engine) -> Step<Command> {
+    fn read(&mut self, line: &[u8], engine: &Engine) -> Step<Accepted> {
         let Ok(line) = std::str::from_utf8(line) else {
             return Step::Refused("the line is not UTF-8".into());
         };
@@ -489,39 +508,38 @@ impl Dialect for Uci {
             Command::PonderHit => Step::PonderHit,
             Command::Quit => Step::Quit,
             Command::Debug(_) => Step::Nothing,
-            Command::Uci
-            | Command::IsReady
-            | Command::Display
-            | Command::Eval
-            | Command::Perft(_) => Step::Query(command),
-            Command::SetOption {
-                ref name,
-                ref value,
-            } => match engine.check_option(name, value.as_deref().unwrap_or("")) {
-                Ok(_) => Step::Change(command),
-                Err(error) => Step::Refused(error.to_string()),
-            },
-            Command::Position { ref fen, ref moves } => {
-                let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
-                match engine.session().load(fen.as_deref(), &moves) {
-                    Ok(_) => Step::Change(command),
+            Command::Uci => Step::Query(Accepted::Uci),
+            Command::IsReady => Step::Query(Accepted::IsReady),
+            Command::Display => Step::Query(Accepted::Display),
+            Command::Eval => Step::Query(Accepted::Eval),
+            Command::Perft(depth) => Step::Query(Accepted::Perft(depth)),
+            Command::SetOption { name, value } => {
+                let value = value.unwrap_or_default();
+                match engine.check_option(&name, &value) {
+                    Ok(_) => Step::Change(Accepted::SetOption { name, value }),
                     Err(error) => Step::Refused(error.to_string()),
                 }
             }
-            Command::Go(ref go) => match Uci::check_go(go, engine) {
-                Ok(()) => Step::Change(command),
+            Command::Position { fen, moves } => {
+                match read_game(engine.variant(), fen.as_deref(), &moves) {
+                    Ok(game) => Step::Change(Accepted::Position(game)),
+                    Err(error) => Step::Refused(error.to_string()),
+                }
+            }
+            Command::Go { go, searchmoves } => match Uci::read_searchmoves(&searchmoves, engine) {
+                Ok(searchmoves) => Step::Change(Accepted::Go(Go { searchmoves, ..go })),
                 Err(message) => Step::Refused(message),
             },
-            Command::UciNewGame => Step::Change(command),
+            Command::UciNewGame => Step::Change(Accepted::UciNewGame),
         }
     }
 
-    fn apply(&mut self, command: Command, engine: &mut Engine) {
+    fn apply(&mut self, command: Accepted, engine: &mut Engine) {
         match command {
-            Command::Uci => self.lines(&uci_lines()),
-            Command::IsReady => self.out.line(&UciMessage::ReadyOk.serialize()),
-            Command::Display => self.display(engine),
-            Command::Eval => {
+            Accepted::Uci => self.lines(&uci_lines()),
+            Accepted::IsReady => self.out.line(&UciMessage::ReadyOk.serialize()),
+            Accepted::Display => self.display(engine),
+            Accepted::Eval => {
                 let line = format!(
                     "Eval: {} cp ({} to move; positive is good for the side to move)",
                     engine.evaluate(),
@@ -529,23 +547,20 @@ impl Dialect for Uci {
                 );
                 self.out.line(&line);
             }
-            Command::Perft(depth) => self.perft(depth, engine),
-            Command::SetOption { name, value } => {
-                let result = engine.set_option(&name, value.as_deref().unwrap_or(""));
+            Accepted::Perft(depth) => self.perft(depth, engine),
+            Accepted::SetOption { name, value } => {
+                let result = engine.set_option(&name, &value);
                 self.report(result);
             }
-            Command::UciNewGame => {
+            Accepted::UciNewGame => {
                 let result = engine.new_game();
                 self.report(result);
             }
-            Command::Position { fen, moves } => {
-                let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
-                let result = engine.set_position(fen.as_deref(), &moves);
+            Accepted::Position(game) => {
+                let result = engine.set_position(game);
                 self.report(result);
             }
-            Command::Go(go) => self.go(go, engine),
-            // Read as steps of their own, never applied.
-            Command::Debug(_) | Command::Stop | Command::PonderHit | Command::Quit => {}
+            Accepted::Go(go) => self.go(go, engine),
         }
     }
 
@@ -728,36 +743,47 @@ mod tests {
 
     #[test]
     fn go() {
-        assert_eq!(parse("go"), Command::Go(Go::default()));
+        assert_eq!(
+            parse("go"),
+            Command::Go {
+                go: Go::default(),
+                searchmoves: vec![]
+            }
+        );
         let full = parse(
             "go ponder wtime -5 btime 1000 winc 10 binc 20 movestogo 7 depth 9 nodes 100 \
              movetime 50 infinite searchmoves 11-15 9x18x27",
         );
         assert_eq!(
             full,
-            Command::Go(Go {
-                depth: Some(9),
-                nodes: Some(100),
-                movetime_ms: Some(50),
-                wtime_ms: Some(-5),
-                btime_ms: Some(1000),
-                winc_ms: Some(10),
-                binc_ms: Some(20),
-                movestogo: Some(7),
-                infinite: true,
-                ponder: true,
+            Command::Go {
+                go: Go {
+                    depth: Some(9),
+                    nodes: Some(100),
+                    movetime_ms: Some(50),
+                    wtime_ms: Some(-5),
+                    btime_ms: Some(1000),
+                    winc_ms: Some(10),
+                    binc_ms: Some(20),
+                    movestogo: Some(7),
+                    infinite: true,
+                    ponder: true,
+                    searchmoves: vec![],
+                    analysis: false,
+                    skill_level: None,
+                },
                 searchmoves: vec!["11-15".into(), "9x18x27".into()],
-                analysis: false,
-                skill_level: None,
-            })
+            }
         );
         assert_eq!(
             parse("go searchmoves 11-15 12-16 DEPTH 3"),
-            Command::Go(Go {
-                depth: Some(3),
+            Command::Go {
+                go: Go {
+                    depth: Some(3),
+                    ..Go::default()
+                },
                 searchmoves: vec!["11-15".into(), "12-16".into()],
-                ..Go::default()
-            })
+            }
         );
         for bad in [
             "go depth -1",

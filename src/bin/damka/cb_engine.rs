@@ -377,7 +377,7 @@ impl Shim {
                     Err(error) => self.info(&format!("error: {error}")),
                 }
             }
-            Command::Go(go) => match self.check_go(&go) {
+            Command::Go { go, searchmoves } => match self.check_go(&go, &searchmoves) {
                 Ok(()) => {
                     self.settle();
                     self.go(&go);
@@ -488,14 +488,14 @@ impl Shim {
     }
 
     /// Refuses what CheckerBoard's API cannot say (before a running search is stopped).
-    fn check_go(&self, go: &Go) -> Result<(), String> {
+    fn check_go(&self, go: &Go, searchmoves: &[String]) -> Result<(), String> {
         if go.depth.is_some() || go.nodes.is_some() {
             return Err("a CheckerBoard engine takes a time, not a depth or node count".into());
         }
         if go.ponder {
             return Err("CheckerBoard's API has no pondering".into());
         }
-        if !go.searchmoves.is_empty() {
+        if !searchmoves.is_empty() {
             return Err("CheckerBoard's API has no searchmoves".into());
         }
         Ok(())

@@ -11,6 +11,7 @@ use super::message::{
     setup_of, start_position,
 };
 use super::wire::{Frame, Writer, spawn_reader};
+use crate::any_game::AnyGame;
 use crate::engine::{Engine, Event, Go};
 use crate::game::{Game, Outcome};
 use crate::notation::fen::write_fen;
@@ -454,18 +455,15 @@ impl<'a> Session<'a> {
         }
         let go = self.limits();
         let current = self.current.as_mut().expect("a game");
-        let texts = current.game.move_texts();
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let start = write_fen(current.game.start());
         let started = self
             .engine
-            .set_position(Some(&start), &texts)
+            .set_position(AnyGame::from(current.game.clone()))
             .and_then(|()| self.engine.go(go));
         match started {
             Ok(search) => current.searching = Some(search),
             Err(e) => {
-                // Cannot happen with a position the game record holds; never leave the peer
-                // waiting for ever.
+                // The engine refuses only while a search of its own still runs; never leave
+                // the peer waiting for ever.
                 log::error!("dxp: the engine refused the position: {e}");
                 self.end_game(EndReason::Unknown, None, format!("engine error: {e}"));
             }

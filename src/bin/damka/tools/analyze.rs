@@ -6,7 +6,9 @@
 
 use super::limit::Limit;
 use super::play::{score_text, think};
+use damka::AnyGame;
 use damka::engine::Engine;
+use damka::game::Game;
 use damka::notation::movetext::write_move_in;
 use damka::notation::suite::parse_line;
 use damka::position::Move;
@@ -74,8 +76,8 @@ fn analyze_in<R: Rules>(text: &str, limit: Limit, out: &mut dyn Write) -> Tally 
             }
         };
         tally.total += 1;
-        let fen = damka::notation::fen::write_fen(&case.position);
-        let ready = engine.new_game().is_ok() && engine.set_position(Some(&fen), &[]).is_ok();
+        let game = AnyGame::from(Game::new(case.position));
+        let ready = engine.new_game().is_ok() && engine.set_position(game).is_ok();
         let thought = if ready {
             think(&mut engine, &events, limit)
         } else {

@@ -7,10 +7,10 @@
 
 use crate::tools::limit::Limit;
 use crossbeam_channel::Receiver;
+use damka::AnyGame;
 use damka::board::Geometry;
 use damka::engine::{Engine, Event, Info, Score};
 use damka::game::{DrawReason, Game, Outcome};
-use damka::notation::fen::write_fen;
 use damka::notation::movetext::{parse_move_in, write_move_in};
 use damka::notation::pdn::{pdn_text, today};
 use damka::notation::{bit_at, number_of_bit, square_name};
@@ -340,10 +340,8 @@ impl<R: Rules> PlaySession<R> {
 
     /// Sets the engine to the game's current position.
     fn sync_engine(&mut self) -> bool {
-        let start = write_fen(self.game.start());
-        let moves = self.game.move_texts();
-        let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
-        self.engine.set_position(Some(&start), &moves).is_ok()
+        let game = AnyGame::from(self.game.clone());
+        self.engine.set_position(game).is_ok()
     }
 
     /// The engine's move at strength `level`.
