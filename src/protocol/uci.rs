@@ -372,14 +372,23 @@ pub fn uci_lines() -> Vec<String> {
 /// A command [`Dialect::read`] accepted, as [`Dialect::apply`] carries it out: a
 /// `position`'s game and a `go`'s root moves already read against the engine's position.
 enum Accepted {
+    /// `uci`.
     Uci,
+    /// `isready`.
     IsReady,
+    /// `d`.
     Display,
+    /// `eval`.
     Eval,
+    /// `perft N`.
     Perft(u32),
+    /// `setoption`, its value checked (empty for a button).
     SetOption { name: String, value: String },
+    /// `ucinewgame`.
     UciNewGame,
+    /// `position`: the game it sets.
     Position(AnyGame),
+    /// `go`: the limits, with the root moves read.
     Go(Go),
 }
 
