@@ -24,8 +24,9 @@
 //! The engine's events arrive on a second channel and are written by the same loop, so output
 //! never interleaves and needs no lock.
 
+use super::reader::spawn_line_reader;
 use crate::engine::{Engine, Event};
-use crossbeam_channel::{Receiver, select, unbounded};
+use crossbeam_channel::{Receiver, select};
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
@@ -80,28 +81,6 @@ pub trait Dialect {
 
     /// True once a write to the client has failed (the client closed its end).
     fn output_closed(&self) -> bool;
-}
-
-/// Reads lines on a thread of its own and sends each (with its `\n`, as read) into a channel, which
-/// is closed at the end of the input or on a read error.
-fn spawn_reader<I: BufRead + Send + 'static>(mut input: I) -> Receiver<Vec<u8>> {
-    let (sender, receiver) = unbounded();
-    std::thread::Builder::new()
-        .name("stdin-reader".into())
-        .spawn(move || {
-            loop {
-                let mut line = Vec::new();
-                match input.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        })
-        .expect("the system can start the reader thread");
-    receiver
 }
 
 /// The loop: the engine, its events and the dialect that speaks for them.
@@ -187,7 +166,8 @@ pub fn drive<D: Dialect, I: BufRead + Send + 'static>(
     events: Receiver<Event>,
     input: I,
 ) -> i32 {
-    let lines = spawn_reader(input);
+    // Each line as read, with its `\n`: the dialects see exactly what the client sent.
+    let lines = spawn_line_reader("stdin-reader", input, Some);
     let mut driver = Driver {
         dialect,
         engine,

@@ -7,11 +7,14 @@
 //!   `damka` with no subcommand when the client's first command is `hub` ([`run_stdio`]).
 //! - [`dxp`]: DamExchange over TCP, spoken by `damka dxp` (specified in `docs/dxp.md`); it
 //!   writes to a socket, and to stdout only a line per game.
+//!
+//! Each reads its input on a thread of its own ([`reader`]).
 
 pub mod driver;
 pub mod dxp;
 pub mod hub;
 mod pipe;
+pub mod reader;
 pub mod uci;
 
 use std::io::{BufRead, BufReader, Cursor, Read};

@@ -26,17 +26,18 @@
 //!
 //! The library's own stdout goes to stderr (on Unix), so that stdout carries only protocol.
 
-use crossbeam_channel::{Receiver, after, never, select, unbounded};
+use crossbeam_channel::{Receiver, after, never, select};
 use damka::checkerboard::host::{HostPosition, host_position};
 use damka::checkerboard::{
     CB_EXACT_TIME, CB_RESET_MOVES, CbMove, GameType, REPLY_SIZE, STATUS_SIZE,
     maxtime_for_incremental, pack_incremental_times,
 };
 use damka::engine::Go;
+use damka::protocol::reader::spawn_line_reader;
 use damka::protocol::uci::{Command, parse_command};
 use damka::rules::Variant;
 use std::ffi::{CString, c_char, c_double, c_int};
-use std::io::{BufRead, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -253,19 +254,19 @@ fn protocol_output() -> Result<Box<dyn Write>, String> {
     }
 }
 
-/// Reads stdin lines on a thread of their own (closed at the end of input).
+/// Reads stdin lines on a thread of their own, without their `\n` or `\r\n` (closed at the end
+/// of input, or at a line that is not UTF-8).
 fn spawn_reader() -> Receiver<String> {
-    let (sender, receiver) = unbounded();
-    std::thread::spawn(move || {
-        let stdin = std::io::stdin();
-        for line in stdin.lock().lines() {
-            let Ok(line) = line else { break };
-            if sender.send(line).is_err() {
-                break;
+    spawn_line_reader("stdin-reader", BufReader::new(std::io::stdin()), |bytes| {
+        let mut line = String::from_utf8(bytes).ok()?;
+        if line.ends_with('\n') {
+            line.pop();
+            if line.ends_with('\r') {
+                line.pop();
             }
         }
-    });
-    receiver
+        Some(line)
+    })
 }
 
 impl Shim {

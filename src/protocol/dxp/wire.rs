@@ -11,8 +11,9 @@
 //! message, so two messages arriving together (a GAMEACC and our first MOVE) would merge.
 
 use super::message::{MAX_LEN, Message};
-use crossbeam_channel::{Receiver, unbounded};
-use std::io::{Read, Write};
+use crate::protocol::reader;
+use crossbeam_channel::Receiver;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -36,56 +37,49 @@ pub enum Frame {
 
 /// Splits `input` into frames on a thread of its own; the channel closes at the end of the
 /// input or on a read error (bytes after the last NUL are dropped then, with a log line).
-pub fn spawn_reader<I: Read + Send + 'static>(mut input: I) -> Receiver<Frame> {
-    let (sender, frames) = unbounded();
-    std::thread::Builder::new()
-        .name("dxp-reader".into())
-        .spawn(move || {
-            let mut buffer = [0u8; 1024];
-            let mut current: Vec<u8> = Vec::new();
-            let mut len = 0usize;
-            loop {
-                let read = match input.read(&mut buffer) {
-                    Ok(0) => break,
-                    Ok(n) => n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        log::info!("dxp: reading from the peer failed: {e}");
-                        break;
-                    }
-                };
-                for &byte in &buffer[..read] {
-                    if byte != 0 {
-                        // Keep what fits and a little more, to show in the log.
-                        if current.len() <= MAX_LEN {
-                            current.push(byte);
-                        }
-                        len += 1;
-                        continue;
-                    }
-                    let frame = if len > MAX_LEN {
-                        current.truncate(40);
-                        Frame::Overlong {
-                            start: std::mem::take(&mut current),
-                            len,
-                        }
-                    } else {
-                        Frame::Message(std::mem::take(&mut current))
-                    };
-                    len = 0;
-                    if sender.send(frame).is_err() {
-                        return;
-                    }
+pub fn spawn_reader<I: Read + Send + 'static>(input: I) -> Receiver<Frame> {
+    let mut input = BufReader::new(input);
+    reader::spawn_reader("dxp-reader", move || next_frame(&mut input))
+}
+
+/// The next frame of `input`, or `None` at the end of the input or on a read error.
+fn next_frame(input: &mut impl BufRead) -> Option<Frame> {
+    let mut current: Vec<u8> = Vec::new();
+    let mut len = 0usize;
+    loop {
+        let available = match input.fill_buf() {
+            Ok([]) => break,
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                log::info!("dxp: reading from the peer failed: {e}");
+                break;
+            }
+        };
+        let nul = available.iter().position(|&byte| byte == 0);
+        let message = &available[..nul.unwrap_or(available.len())];
+        // Keep what fits and a little more, to show in the log.
+        let room = (MAX_LEN + 1).saturating_sub(current.len());
+        current.extend_from_slice(&message[..room.min(message.len())]);
+        len += message.len();
+        let used = message.len() + usize::from(nul.is_some());
+        input.consume(used);
+        if nul.is_some() {
+            return Some(if len > MAX_LEN {
+                current.truncate(40);
+                Frame::Overlong {
+                    start: current,
+                    len,
                 }
-            }
-            if len > 0 {
-                log::info!(
-                    "dxp: the connection ended inside a message ({len} bytes without a NUL)"
-                );
-            }
-        })
-        .expect("the system can start the reader thread");
-    frames
+            } else {
+                Frame::Message(current)
+            });
+        }
+    }
+    if len > 0 {
+        log::info!("dxp: the connection ended inside a message ({len} bytes without a NUL)");
+    }
+    None
 }
 
 /// The sending half of a connection.

@@ -17,8 +17,9 @@ use damka::notation::hub::{
 use damka::notation::movetext::parse_move_in;
 use damka::position::{Move, Position};
 use damka::protocol::hub::parse_command;
+use damka::protocol::reader::spawn_line_reader;
 use damka::rules::{Rules, Variant};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -67,22 +68,8 @@ impl Process {
             .map_err(|e| format!("cannot start '{}': {e}", spec.program))?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        let (sender, lines) = crossbeam_channel::unbounded();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut bytes = Vec::new();
-            loop {
-                bytes.clear();
-                match reader.read_until(b'\n', &mut bytes) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&bytes).trim_end().to_string();
-                        if sender.send(line).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
+        let lines = spawn_line_reader("engine-stdout", BufReader::new(stdout), |bytes| {
+            Some(String::from_utf8_lossy(&bytes).trim_end().to_string())
         });
         Ok(Process {
             child,
