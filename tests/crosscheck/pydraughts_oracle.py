@@ -209,6 +209,11 @@ def emit(out, fen, moves, winner=None):
     out.write(line + "\n")
 
 
+def any_king(game):
+    """True when a king of either side is on the board."""
+    return any(p.king for p in game.board.searcher.uncaptured_pieces)
+
+
 def winner_of(conv, game):
     """`W`/`B` if pydraughts says that colour has won (draw rules ignored), else `-`."""
     for player in (INTERNAL_WHITE, INTERNAL_BLACK):
@@ -260,11 +265,13 @@ def run_random(conv, n, seed, max_plies, quiet_keep, selfcheck, out):
             # Bias the sample towards the interesting positions: always keep
             # the start position, positions with kings and positions where a
             # capture is forced; keep only some quiet king-less ones.
-            interesting = (not seen or any(p.king for p in game.board.searcher.uncaptured_pieces)
+            interesting = (not seen or any_king(game)
                            or any(c[0] is not None for c in captures_internal))
             if fen not in seen and (interesting or rng.random() < quiet_keep):
                 seen.add(fen)
-                if conv.variant in HISTORY_VARIANTS:
+                if conv.variant in HISTORY_VARIANTS and any_king(game):
+                    # The game's history can limit a king's moves; with no king on the
+                    # board it limits nothing, and the moves just computed are the FEN's.
                     moves = std_moves(conv, *game_from_std_fen(conv, fen).legal_moves())
                 else:
                     moves = std_moves(conv, moves_internal, captures_internal)
