@@ -18,7 +18,7 @@ log=target/fuzz-at-scale.log
 : > "$log"
 for (( seed = 1; seed <= runs; seed++ )); do
     DAMKA_FUZZ_SEED=$seed DAMKA_FUZZ_LINES=$lines cargo test --profile ci --quiet \
-        --test protocol_fuzz fuzzed -- --test-threads=1 --nocapture 2>&1 \
+        --test integration _fuzzed_lines_ -- --test-threads=1 --nocapture 2>&1 \
         | grep -E "fuzz \(seed|test result" | tee -a "$log"
 done
 python3 - "$log" <<'PY'

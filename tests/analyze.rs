@@ -1,9 +1,9 @@
 //! `damka analyze` on test suites: the suite's answers checked against a retrograde solver, verdicts, malformed lines and exit codes.
 
-mod common;
+use crate::common;
 
 use common::process::run_damka;
-use common::retro::{Tablebase, Value};
+use common::retro::{Value, english};
 use common::{repo_root, scratch};
 use damka::Move;
 use damka::notation::movetext::write_move;
@@ -30,7 +30,7 @@ fn class(value: Value) -> u8 {
 
 #[test]
 fn the_suite_answers_are_facts_of_the_game() {
-    let table = Tablebase::<English>::build(4);
+    let table = english();
     let mut checked = 0;
     for (index, line) in suite_text().lines().enumerate() {
         let Some(case) = parse_line::<English>(index + 1, line)

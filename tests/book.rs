@@ -1,6 +1,6 @@
 //! Opening books end to end: `damka book build` (deterministic, resumable), `probe` and `stats`, and the engine answering from a book over UCI and Hub.
 
-mod common;
+use crate::common;
 
 use common::peer::Peer;
 use common::process::run_damka_ok;
@@ -113,30 +113,53 @@ fn offered(line: &str) -> (String, Vec<(String, i32)>) {
     (chosen.to_string(), moves)
 }
 
-#[test]
-fn the_engine_answers_from_its_book_only_when_it_plays() {
-    let path = scratch("book", "engine.dbk");
-    build(&path, 300, 2);
-    let mut peer = Peer::start(&[]);
-    peer.send("uci");
-    let listing = peer.until(LIMIT, |l| l == "uciok");
-    for option in [
-        "Book type check default true",
-        "BookFile type string",
-        "BookPly type spin",
-        "BookMargin type spin",
-    ] {
+/// A book of `positions` built on two threads into `target/book/<name>`.
+fn built(name: &str, positions: usize) -> std::path::PathBuf {
+    let path = scratch("book", name);
+    build(&path, positions, 2);
+    path
+}
+
+/// damka started with `args`, once it has answered `hello` up to the line `last`: each of
+/// `listed` must start a line of that answer.
+fn started_listing(args: &[&str], hello: &str, last: &str, listed: &[&str]) -> Peer {
+    let mut peer = Peer::start(args);
+    peer.send(hello);
+    let lines = peer.until(LIMIT, |l| l == last);
+    for wanted in listed {
         assert!(
-            listing.iter().any(|(_, l)| l.contains(option)),
-            "{option} not listed"
+            lines.iter().any(|(_, l)| l.starts_with(wanted)),
+            "{wanted} not listed: {lines:?}"
         );
     }
-    peer.send(&format!("setoption name BookFile value {}", path.display()));
-    peer.send("setoption name BookMargin value 5");
-    peer.send("position startpos");
-    peer.send("go movetime 60000");
-    let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
-    let book_line = &lines[0].1;
+    peer
+}
+
+#[test]
+fn the_engine_answers_from_its_book_only_when_it_plays() {
+    let path = built("engine.dbk", 300);
+    let mut peer = started_listing(
+        &[],
+        "uci",
+        "uciok",
+        &[
+            "option name Book type check default true",
+            "option name BookFile type string",
+            "option name BookPly type spin",
+            "option name BookMargin type spin",
+        ],
+    );
+    let file = format!("setoption name BookFile value {}", path.display());
+    let lines = searched(
+        &mut peer,
+        &[
+            &file,
+            "setoption name BookMargin value 5",
+            "position startpos",
+            "go movetime 60000",
+        ],
+    );
+    let book_line = &lines[0];
     assert!(book_line.starts_with("info string book move"), "{lines:?}");
     assert_eq!(
         lines.len(),
@@ -144,7 +167,7 @@ fn the_engine_answers_from_its_book_only_when_it_plays() {
         "a book move is answered without a search: {lines:?}"
     );
     let (chosen, moves) = offered(book_line);
-    assert_eq!(lines[1].1, format!("bestmove {chosen}"));
+    assert_eq!(lines[1], format!("bestmove {chosen}"));
     assert_eq!(moves.len(), 7);
     let best = moves.iter().map(|m| m.1).max().unwrap();
     let score = moves.iter().find(|m| m.0 == chosen).unwrap().1;
@@ -155,22 +178,14 @@ fn the_engine_answers_from_its_book_only_when_it_plays() {
 
     // Analysis limits search.
     for go in ["go depth 3", "go nodes 5000"] {
-        peer.send(go);
-        let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
-        assert!(
-            lines.iter().any(|(_, l)| l.starts_with("info depth")),
-            "{go}: {lines:?}"
-        );
-        assert!(
-            !lines.iter().any(|(_, l)| l.contains("book")),
-            "{go}: {lines:?}"
-        );
+        let lines = searched(&mut peer, &[go]);
+        assert!(any_starts(&lines, "info depth"), "{go}: {lines:?}");
+        assert!(!mentions_book(&lines), "{go}: {lines:?}");
     }
     peer.send("go infinite");
     std::thread::sleep(Duration::from_millis(100));
-    peer.send("stop");
-    let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
-    assert!(!lines.iter().any(|(_, l)| l.contains("book")), "{lines:?}");
+    let lines = searched(&mut peer, &["stop"]);
+    assert!(!mentions_book(&lines), "{lines:?}");
 
     // A damaged file is refused with one line; the book in force stays.
     let damaged = scratch("book", "damaged.dbk");
@@ -187,44 +202,36 @@ fn the_engine_answers_from_its_book_only_when_it_plays() {
         refusal.starts_with("info string error:") && refusal.contains("checksum"),
         "{refusal}"
     );
-    peer.send("go wtime 60000 btime 60000");
-    let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
-    assert!(lines[0].1.starts_with("info string book move"), "{lines:?}");
+    let lines = searched(&mut peer, &["go wtime 60000 btime 60000"]);
+    assert!(lines[0].starts_with("info string book move"), "{lines:?}");
 
     // Out of the book, or with the book off, the engine searches.
-    peer.send("position startpos moves 9-13 22-18 13-17 21-14");
-    peer.send("go movetime 100");
-    let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
-    assert!(!lines.iter().any(|(_, l)| l.contains("book")), "{lines:?}");
-    peer.send("position startpos");
-    peer.send("setoption name Book value false");
-    peer.send("go movetime 100");
-    let lines = peer.until(LIMIT, |l| l.starts_with("bestmove"));
-    assert!(
-        lines.iter().any(|(_, l)| l.starts_with("info depth")),
-        "{lines:?}"
+    let out_of_book = "position startpos moves 9-13 22-18 13-17 21-14";
+    let lines = searched(&mut peer, &[out_of_book, "go movetime 100"]);
+    assert!(!mentions_book(&lines), "{lines:?}");
+    let book_off = "setoption name Book value false";
+    let lines = searched(
+        &mut peer,
+        &["position startpos", book_off, "go movetime 100"],
     );
-    assert!(!lines.iter().any(|(_, l)| l.contains("book")), "{lines:?}");
+    assert!(any_starts(&lines, "info depth"), "{lines:?}");
+    assert!(!mentions_book(&lines), "{lines:?}");
     peer.send("quit");
 }
 
 #[test]
 fn hub_lists_scans_book_parameters_and_plays_from_the_book() {
-    let path = scratch("book", "hub.dbk");
-    build(&path, 200, 2);
-    let mut peer = Peer::start(&["hub"]);
-    peer.send("hub");
-    let start = peer.until(LIMIT, |l| l == "wait");
-    for param in [
-        "param name=book value=true type=bool",
-        "param name=book-ply",
-        "param name=book-margin",
-    ] {
-        assert!(
-            start.iter().any(|(_, l)| l.starts_with(param)),
-            "{param}: {start:?}"
-        );
-    }
+    let path = built("hub.dbk", 200);
+    let mut peer = started_listing(
+        &["hub"],
+        "hub",
+        "wait",
+        &[
+            "param name=book value=true type=bool",
+            "param name=book-ply",
+            "param name=book-margin",
+        ],
+    );
     peer.send("set-param name=variant value=english");
     peer.send(&format!(
         "set-param name=book-file value=\"{}\"",
@@ -233,20 +240,36 @@ fn hub_lists_scans_book_parameters_and_plays_from_the_book() {
     peer.send("set-param name=book-margin value=0");
     peer.send("init");
     peer.until(LIMIT, |l| l == "ready");
-    peer.send("pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww");
-    peer.send("level move-time=30");
-    peer.send("go think");
-    let lines = peer.until(LIMIT, |l| l.starts_with("done"));
+    let start = "pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww";
+    let lines = searched(&mut peer, &[start, "level move-time=30", "go think"]);
     assert_eq!(lines.len(), 1, "answered from the book, no info: {lines:?}");
-    peer.send("set-param name=book value=false");
-    peer.send("level move-time=0.1");
-    peer.send("go think");
-    let lines = peer.until(LIMIT, |l| l.starts_with("done"));
-    assert!(
-        lines.iter().any(|(_, l)| l.starts_with("info")),
-        "{lines:?}"
-    );
+    let book_off = "set-param name=book value=false";
+    let lines = searched(&mut peer, &[book_off, "level move-time=0.1", "go think"]);
+    assert!(any_starts(&lines, "info"), "{lines:?}");
     peer.send("quit");
+}
+
+/// Sends `commands` and reads up to the end of the search they start (UCI's `bestmove`,
+/// Hub's `done`): the lines read.
+fn searched(peer: &mut Peer, commands: &[&str]) -> Vec<String> {
+    for command in commands {
+        peer.send(command);
+    }
+    let end = |l: &str| l.starts_with("bestmove") || l.starts_with("done");
+    peer.until(LIMIT, end)
+        .into_iter()
+        .map(|(_, line)| line)
+        .collect()
+}
+
+/// True when one of `lines` starts with `prefix`.
+fn any_starts(lines: &[String], prefix: &str) -> bool {
+    lines.iter().any(|l| l.starts_with(prefix))
+}
+
+/// True when one of `lines` mentions the book.
+fn mentions_book(lines: &[String]) -> bool {
+    lines.iter().any(|l| l.contains("book"))
 }
 
 /// The `Fen:` and `Legal moves:` lines of the engine's `d` display.
@@ -360,9 +383,7 @@ fn probe_and_stats_read_the_builtin_books() {
 fn a_closed_stdout_ends_a_tool_quietly() {
     let (reader, writer) = std::io::pipe().expect("a pipe");
     drop(reader);
-    let output = std::process::Command::new(common::process::DAMKA)
-        .args(["book", "stats", "--variant", "english"])
-        .env_remove("RUST_LOG")
+    let output = common::process::damka_command(&["book", "stats", "--variant", "english"])
         .stdin(std::process::Stdio::null())
         .stdout(writer)
         .stderr(std::process::Stdio::piped())

@@ -3,7 +3,7 @@
 //! These tests need a C compiler as `cc` (gcc or clang, with `dlfcn.h` and pthreads) and
 //! Python 3 for pydraughts; without them they fail and say so.
 
-mod common;
+use crate::common;
 
 use common::process::{DAMKA, Run, run_damka, run_limited};
 use common::{pydraughts_replay, repo_root, scratch, venv_python};
@@ -46,17 +46,8 @@ fn compile(source: &str, output: &str, shared: bool) -> PathBuf {
     if !shared {
         command.args(["-ldl", "-lpthread"]);
     }
-    let result = command.output().unwrap_or_else(|e| {
-        panic!(
-            "these tests need a C compiler as `cc` (gcc or clang) to build \
-             tests/checkerboard/{source}: {e}"
-        )
-    });
-    assert!(
-        result.status.success(),
-        "cc {source} failed:\n{}",
-        String::from_utf8_lossy(&result.stderr)
-    );
+    let what = format!("`cc` (these tests need a C compiler: gcc or clang) on {source}");
+    common::succeeded(&mut command, &what);
     out
 }
 

@@ -5,17 +5,20 @@
 //! legal moves as `from-to` or `fromxto:captured,...`. A missing Python or a failed install
 //! fails these tests with the script's message: they are never skipped.
 
-mod common;
+use crate::common;
+use common::oracle::Library::{PyDraughts, Pydraughts};
+use common::oracle::cross_check;
+use damka::rules::{Antidraughts, Brazilian, Breakthrough, English, International, Russian};
 
-common::oracle::cross_checks! {
-    pydraughts_international: International, Pydraughts, "international", 11, 10;
-    pydraughts_english: English, Pydraughts, "english", 12, 10;
-    pydraughts_russian: Russian, Pydraughts, "russian", 13, 10;
-    pydraughts_brazilian: Brazilian, Pydraughts, "brazilian", 14, 10;
-    pydraughts_antidraughts: Antidraughts, Pydraughts, "antidraughts", 15, 10;
+common::test_cases! {
+    pydraughts_international: cross_check::<International>(Pydraughts, "international", 11, 10);
+    pydraughts_english: cross_check::<English>(Pydraughts, "english", 12, 10);
+    pydraughts_russian: cross_check::<Russian>(Pydraughts, "russian", 13, 10);
+    pydraughts_brazilian: cross_check::<Brazilian>(Pydraughts, "brazilian", 14, 10);
+    pydraughts_antidraughts: cross_check::<Antidraughts>(Pydraughts, "antidraughts", 15, 10);
     /// The first king ends a breakthrough game, so only the last position of a game holds one.
-    pydraughts_breakthrough: Breakthrough, Pydraughts, "breakthrough", 16, 100;
-    py_draughts_international: International, PyDraughts, "international", 21, 10;
-    py_draughts_russian: Russian, PyDraughts, "russian", 22, 10;
-    py_draughts_brazilian: Brazilian, PyDraughts, "brazilian", 23, 10;
+    pydraughts_breakthrough: cross_check::<Breakthrough>(Pydraughts, "breakthrough", 16, 100);
+    py_draughts_international: cross_check::<International>(PyDraughts, "international", 21, 10);
+    py_draughts_russian: cross_check::<Russian>(PyDraughts, "russian", 22, 10);
+    py_draughts_brazilian: cross_check::<Brazilian>(PyDraughts, "brazilian", 23, 10);
 }

@@ -2,24 +2,24 @@
 //!
 //! A file of its own so that each cross-check file stays within the test-time budget.
 
-mod common;
+use crate::common;
 
 use common::oracle::{
-    Library, OracleLine, POSITIONS, compare_with_kings, oracle_move, oracle_moves, pydraughts,
-    run_oracle,
+    Library, OracleLine, POSITIONS, compare_with_kings, cross_check, oracle_move, oracle_moves,
+    pydraughts, run_oracle,
 };
 use damka::game::Game;
 use damka::notation::fen::write_fen;
 use damka::rules::Frisian;
 
-common::oracle::cross_checks! {
+common::test_cases! {
     /// Frisian: pydraughts counts a king as 1.501 men where the rules (lidraughts' 199 against
     /// 100, DCTL) make `n` kings worth just under `2n` men; the two only part when one capture
     /// takes three kings more and five men fewer than another, which random games never reach.
     /// The oracle computes each move set from the FEN alone (no limit on a king's moves in a
     /// row, which depends on the moves before), as damka reads the FEN.
-    pydraughts_frisian: Frisian, Pydraughts, "frisian", 17, 10;
-    pydraughts_frysk: Frysk, Pydraughts, "frysk", 18, 10;
+    pydraughts_frisian: cross_check::<Frisian>(Library::Pydraughts, "frisian", 17, 10);
+    pydraughts_frysk: cross_check::<damka::rules::Frysk>(Library::Pydraughts, "frysk", 18, 10);
 }
 
 /// Turkish: pydraughts 0.6.7's flying kings are wrong (`tests/data/perft.json` notes; a king
@@ -58,16 +58,12 @@ fn pydraughts_turkish() {
 /// from its move stack, damka from the run kept in the position).
 #[test]
 fn pydraughts_frisian_games_with_history() {
-    let output = std::process::Command::new(pydraughts())
-        .arg(common::repo_root().join("tests/crosscheck/pydraughts_oracle.py"))
-        .args(["--variant", "frisian", "--games", "80", "--seed", "31"])
-        .args(["--max-plies", "200"])
-        .output()
-        .expect("the oracle runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = common::succeeded(
+        std::process::Command::new(pydraughts())
+            .arg(common::repo_root().join("tests/crosscheck/pydraughts_oracle.py"))
+            .args(["--variant", "frisian", "--games", "80", "--seed", "31"])
+            .args(["--max-plies", "200"]),
+        "pydraughts_oracle.py --games",
     );
     let text = String::from_utf8(output.stdout).expect("UTF-8");
     let mut game: Option<Game<Frisian>> = None;

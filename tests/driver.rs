@@ -12,22 +12,14 @@
 //! The tests run one at a time (a global lock): the answer-time checks must not compete with
 //! each other for the CPU.
 
-mod common;
+use crate::common;
 
 use common::peer::{Peer, damka_command};
+use common::serial;
 use damka::protocol::hub::parse_command as parse_hub;
 use damka::protocol::uci::{Command as UciCommand, parse_command as parse_uci};
 use proptest::prelude::*;
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// A bound for lines that come when a search notices `stop`, and for the answer to an
 /// `isready`/`ping`, search or no search: a liveness bound, not a latency one (how fast the

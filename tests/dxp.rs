@@ -12,62 +12,36 @@
 //!
 //! Every wait has a deadline and every child is killed when its test ends.
 
-mod common;
+use crate::common;
 
-use common::{json_summary, repo_root, venv_python};
-use std::io::{BufRead, BufReader, Read, Write};
+use common::peer::Peer;
+use common::process::run_damka;
+use common::{json_summary, repo_root, serial, venv_python};
+use crossbeam_channel::Receiver;
+use damka::protocol::reader::spawn_reader;
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-const DAMKA: &str = env!("CARGO_BIN_EXE_damka");
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-/// The tests take turns: they time moves, and two searches at once disturb each other.
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A `damka dxp` child whose stdout lines arrive on a channel; killed when dropped.
+/// A `damka dxp --listen` child, its stdout read line by line; killed when dropped.
 struct Server {
-    child: Child,
-    lines: Receiver<String>,
-    stderr: Arc<Mutex<String>>,
+    peer: Peer,
     address: String,
 }
 
 impl Server {
     /// `damka dxp --listen 127.0.0.1:0 ARGS`, once it has said where it listens.
     fn listen(args: &[&str]) -> Server {
-        let mut command = Command::new(DAMKA);
-        common::without_default_tables(&mut command);
-        command
-            .args(["dxp", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let (mut child, lines, stderr) = spawn_lines(&mut command);
-        let first = lines
-            .recv_timeout(Duration::from_secs(10))
-            .unwrap_or_else(|_| {
-                let _ = child.kill();
-                panic!("damka dxp --listen said nothing")
-            });
+        let mut all = vec!["dxp", "--listen", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        let mut peer = Peer::start(&all);
+        let first = peer.line_before(Instant::now() + 10 * SECOND, "where damka listens");
         let address = first
             .strip_prefix("dxp: listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line '{first}'"))
+            .unwrap_or_else(|| peer.fail(&format!("unexpected first line '{first}'")))
             .to_string();
-        Server {
-            child,
-            lines,
-            stderr,
-            address,
-        }
+        Server { peer, address }
     }
 
     fn port(&self) -> &str {
@@ -75,22 +49,18 @@ impl Server {
     }
 
     /// The next `game ...` line the server prints.
-    fn game_line(&self, timeout: Duration) -> String {
+    fn game_line(&mut self, timeout: Duration) -> String {
         let line = self
-            .lines
-            .recv_timeout(timeout)
-            .unwrap_or_else(|_| panic!("no game line within {timeout:?}"));
+            .peer
+            .line_before(Instant::now() + timeout, "a game line");
         assert!(line.starts_with("game "), "unexpected line '{line}'");
         line
     }
 
     /// Still running, and nothing was written to stderr (logging is off by default).
     fn assert_alive_and_quiet(&mut self) {
-        assert!(
-            self.child.try_wait().expect("wait").is_none(),
-            "the server exited"
-        );
-        let stderr = self.stderr.lock().expect("stderr").clone();
+        assert!(self.peer.running(), "the server exited");
+        let stderr = self.peer.stderr_so_far();
         assert!(
             stderr.is_empty(),
             "damka wrote on stderr without RUST_LOG: {stderr}"
@@ -98,76 +68,29 @@ impl Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `command` with stdout read line by line into a channel and stderr collected.
-fn spawn_lines(command: &mut Command) -> (Child, Receiver<String>, Arc<Mutex<String>>) {
-    let mut child = command.spawn().expect("damka starts");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let (sender, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if sender.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let collected = Arc::new(Mutex::new(String::new()));
-    if let Some(stderr) = child.stderr.take() {
-        let collected = Arc::clone(&collected);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                let mut text = collected.lock().expect("stderr");
-                text.push_str(&line);
-                text.push('\n');
-            }
-        });
-    }
-    (child, lines, collected)
-}
-
-/// A scripted DXP peer over a raw socket.
-struct Peer {
+/// A scripted DXP peer over a raw socket: its messages as they arrive, without their NUL.
+struct RawPeer {
     stream: TcpStream,
     messages: Receiver<String>,
 }
 
-impl Peer {
-    fn connect(address: &str) -> Peer {
+impl RawPeer {
+    fn connect(address: &str) -> RawPeer {
         let stream = TcpStream::connect(address).expect("connect to damka");
-        let mut reader = stream.try_clone().expect("clone");
-        let (sender, messages) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut current = Vec::new();
-            let mut buffer = [0u8; 256];
-            loop {
-                let n = match reader.read(&mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => n,
-                };
-                for &byte in &buffer[..n] {
-                    if byte == 0 {
-                        let text = String::from_utf8_lossy(&current).into_owned();
-                        current.clear();
-                        if sender.send(text).is_err() {
-                            return;
-                        }
-                    } else {
-                        current.push(byte);
-                    }
+        let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+        // Bytes after the last NUL, when the connection ends, are no message.
+        let messages = spawn_reader("raw-dxp-peer", move || {
+            let mut message = Vec::new();
+            match reader.read_until(0, &mut message) {
+                Ok(0) | Err(_) => None,
+                Ok(_) => {
+                    message.pop_if(|byte| *byte == 0)?;
+                    Some(String::from_utf8_lossy(&message).into_owned())
                 }
             }
         });
-        Peer { stream, messages }
+        RawPeer { stream, messages }
     }
-
     fn send_raw(&mut self, bytes: &[u8]) {
         self.stream.write_all(bytes).expect("send");
     }
@@ -192,7 +115,7 @@ impl Peer {
     }
 }
 
-impl Drop for Peer {
+impl Drop for RawPeer {
     /// Closes the connection at once (the reader thread holds a clone of the socket).
     fn drop(&mut self) {
         let _ = self.stream.shutdown(std::net::Shutdown::Both);
@@ -212,10 +135,11 @@ fn pydraughts_dxp_engine_plays_complete_games_against_the_server() {
     let python = venv_python("pydraughts", "pydraughts==0.6.7");
     let mut server = Server::listen(&["--movetime", "20", "--hash", "16"]);
     let script = repo_root().join("tests/dxp/pydraughts_dxp_client.py");
+    let port = server.port().to_string();
     let run = |extra: &[&str]| -> serde_json::Value {
         let output = common::without_default_tables(&mut Command::new(&python))
             .arg(&script)
-            .arg(server.port())
+            .arg(&port)
             .args(extra)
             .output()
             .expect("run the pydraughts DXP client");
@@ -252,37 +176,20 @@ fn pydraughts_dxp_engine_plays_complete_games_against_the_server() {
 #[test]
 fn two_damka_processes_play_each_other_to_the_end() {
     let _turn = serial();
-    let server = Server::listen(&["--movetime", "15", "--hash", "16"]);
-    let mut command = Command::new(DAMKA);
-    common::without_default_tables(&mut command);
-    command
-        .args(["dxp", "--connect", &server.address, "--games", "2"])
-        .args(["--color", "black", "--minutes", "1", "--moves", "0"])
-        .args(["--movetime", "15", "--hash", "16"])
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let (mut client, client_lines, client_stderr) = spawn_lines(&mut command);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = common::process::wait_for_exit(
-        &mut client,
-        deadline,
-        || {},
-        "the --connect side did not finish",
-    );
-    assert!(
-        status.success(),
-        "--connect exited with {status}: {}",
-        client_stderr.lock().expect("stderr")
-    );
-    let client_lines: Vec<String> = client_lines.try_iter().collect();
+    let mut server = Server::listen(&["--movetime", "15", "--hash", "16"]);
+    let mut args = vec!["dxp", "--connect", &server.address, "--games", "2"];
+    args.extend(["--color", "black", "--minutes", "1", "--moves", "0"]);
+    args.extend(["--movetime", "15", "--hash", "16"]);
+    let client = run_damka(&args, b"", Duration::from_secs(60));
+    assert_eq!(client.code, Some(0), "--connect failed: {}", client.stderr);
+    let client_lines: Vec<&str> = client.stdout.lines().collect();
     assert_eq!(
         client_lines[0],
         format!("dxp: connected to {}", server.address)
     );
-    let games: Vec<&String> = client_lines
+    let games: Vec<&str> = client_lines
         .iter()
+        .copied()
         .filter(|l| l.starts_with("game "))
         .collect();
     assert_eq!(games.len(), 2, "{client_lines:?}");
@@ -320,7 +227,7 @@ fn bad_messages_end_the_game_and_the_server_serves_the_next_connection() {
     let wait = 5 * SECOND;
 
     // Garbage outside a game is only logged; a too-long message is skipped whole.
-    let mut peer = Peer::connect(&server.address);
+    let mut peer = RawPeer::connect(&server.address);
     peer.send("X hello");
     peer.send("M00aa");
     peer.send(&"C".repeat(300));
@@ -383,7 +290,7 @@ fn bad_messages_end_the_game_and_the_server_serves_the_next_connection() {
     drop(peer);
 
     // The server accepts the next connection and plays.
-    let mut peer = Peer::connect(&server.address);
+    let mut peer = RawPeer::connect(&server.address);
     peer.send(&request('W', "A"));
     assert_eq!(peer.recv(wait), format!("A{:<32}0", "damka"));
     let opening = peer.recv(wait);
@@ -394,7 +301,7 @@ fn bad_messages_end_the_game_and_the_server_serves_the_next_connection() {
     // A connection closed by the peer mid-message is as good as closed.
     peer.send_raw(b"M00");
     drop(peer);
-    let mut peer = Peer::connect(&server.address);
+    let mut peer = RawPeer::connect(&server.address);
     peer.send(&request('Z', "A"));
     assert_eq!(peer.recv(wait), format!("A{:<32}0", "damka"));
     server.assert_alive_and_quiet();

@@ -1,7 +1,8 @@
 //! The endgame tables of `damka::egtb`: position counts against Schaeffer's published totals, every value against its successors, against the independent retrograde solver of the tests, and the file checks of `damka egtb`.
 
-mod common;
+use crate::common;
 
+use common::process::{damka_command, run_damka, run_limited};
 use common::retro::{Tablebase, Value as RetroValue};
 use damka::egtb::generate::{NoProgress, generate, verify};
 use damka::egtb::probe::Tables;
@@ -9,7 +10,10 @@ use damka::egtb::{Material, Value, positions_with};
 use damka::rules::{English, International, Russian};
 use damka::{Position, Rules};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::time::Duration;
+
+/// Far longer than any `damka` run here takes.
+const LIMIT: Duration = Duration::from_secs(300);
 
 /// The lines of an engine's output that start with `prefix`.
 fn lines_starting<'a>(stdout: &'a str, prefix: &str) -> Vec<&'a str> {
@@ -17,9 +21,7 @@ fn lines_starting<'a>(stdout: &'a str, prefix: &str) -> Vec<&'a str> {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("egtb-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    common::scratch_dir(&format!("egtb-{name}"))
 }
 
 /// A fresh scratch directory `name` with the English tables of up to three pieces.
@@ -91,19 +93,13 @@ fn generate_and_cross_check<R: Rules>(name: &str, pieces: usize) {
     assert_eq!(again.loaded, tables.len());
 }
 
-#[test]
-fn english_tables_agree_with_the_retrograde_solver() {
-    generate_and_cross_check::<English>("english", 3);
-}
-
-#[test]
-fn international_tables_agree_with_the_retrograde_solver() {
-    generate_and_cross_check::<International>("international", 3);
-}
-
-#[test]
-fn russian_tables_agree_with_the_retrograde_solver() {
-    generate_and_cross_check::<Russian>("russian", 3);
+common::test_cases! {
+    english_tables_agree_with_the_retrograde_solver:
+        generate_and_cross_check::<English>("english", 3);
+    international_tables_agree_with_the_retrograde_solver:
+        generate_and_cross_check::<International>("international", 3);
+    russian_tables_agree_with_the_retrograde_solver:
+        generate_and_cross_check::<Russian>("russian", 3);
 }
 
 /// A resumed run replaces a damaged file and keeps the good ones.
@@ -126,16 +122,10 @@ fn a_damaged_file_is_regenerated() {
     assert_eq!(std::fs::read(&victim).unwrap(), bytes);
 }
 
+/// `damka ARGS`: its exit code (-1 when killed by a signal), stdout and stderr.
 fn damka(args: &[&str]) -> (i32, String, String) {
-    let output = common::without_default_tables(&mut Command::new(env!("CARGO_BIN_EXE_damka")))
-        .args(args)
-        .output()
-        .expect("damka runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let run = run_damka(args, b"", LIMIT);
+    (run.code.unwrap_or(-1), run.stdout, run.stderr)
 }
 
 /// `damka egtb probe` of an English `fen` with the tables in `dir`.
@@ -276,8 +266,7 @@ fn the_engine_with_tables_converts_sampled_wins() {
 
 /// The UCI dialect's whole output for `input` on stdin.
 fn uci(input: &str) -> String {
-    let limit = std::time::Duration::from_secs(30);
-    common::process::run_damka(&[], input.as_bytes(), limit).stdout
+    run_damka(&[], input.as_bytes(), LIMIT).stdout
 }
 
 /// The UCI dialect's output with `EGTBPath` set to `dir`, then a depth-3 search of two kings
@@ -454,15 +443,13 @@ fn tables_read_on_demand_agree_with_tables_loaded_whole() {
 /// another directory, and an empty `EGTBPath` goes back to the default one.
 #[test]
 fn the_engine_reads_the_default_directory_at_start() {
-    use common::process::run_limited;
-    use std::time::Duration;
     let data = scratch("xdg");
     let tables = data.join("damka").join("egtb");
     generate::<English>(&tables, 3, 2).expect("generation succeeds");
     let run = |input: &str| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_damka"));
-        command.env_remove("RUST_LOG").env("XDG_DATA_HOME", &data);
-        let (run, finished) = run_limited(&mut command, input.as_bytes(), Duration::from_secs(30));
+        let mut command = damka_command(&[]);
+        command.env("XDG_DATA_HOME", &data);
+        let (run, finished) = run_limited(&mut command, input.as_bytes(), LIMIT);
         assert!(finished, "{}", run.stderr);
         run.stdout
     };
@@ -505,13 +492,11 @@ fn the_engine_reads_the_default_directory_at_start() {
     ));
     assert!(hits(&out), "an empty EGTBPath is the default again:\n{out}");
     // And the command-line tools default to the same directory.
-    let output = Command::new(env!("CARGO_BIN_EXE_damka"))
-        .args(["egtb", "probe", "W:WK14,K15:BK28"])
-        .env("XDG_DATA_HOME", &data)
-        .output()
-        .expect("damka runs");
-    assert_eq!(output.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&output.stdout).starts_with("win\n"));
+    let mut command = damka_command(&["egtb", "probe", "W:WK14,K15:BK28"]);
+    command.env("XDG_DATA_HOME", &data);
+    let (run, finished) = run_limited(&mut command, b"", LIMIT);
+    assert!(finished && run.code == Some(0), "{}", run.stderr);
+    assert!(run.stdout.starts_with("win\n"), "{}", run.stdout);
 }
 
 /// `damka egtb status` counts slices per piece count against how many there are: for

@@ -7,7 +7,7 @@
 //! carry no history, so the king-move limit is checked here, in whole pydraughts games there
 //! (`pydraughts_frisian_games_with_history`) and in the Hub games.
 
-mod common;
+use crate::common;
 
 use common::oracle::oracle_moves as moves;
 use damka::Position;

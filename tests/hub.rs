@@ -13,27 +13,20 @@
 //! The tests take turns (a lock): they measure time, and two searches on a small machine
 //! would disturb each other's clocks.
 
-mod common;
+use crate::common;
 
 use common::hub::{done_move_required, hub_pos_10x10, hub_text, legal_hub_moves, normalised};
 use common::peer::{Peer, damka_command};
 use common::process::DAMKA;
-use common::{repo_root, venv_python};
+use common::{repo_root, serial, venv_python};
 use damka::Position;
 use damka::rules::{English, International, Russian};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, Command};
+use std::sync::MutexGuard;
 use std::sync::mpsc::{self, Receiver};
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-/// Runs the tests of this file one at a time.
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 const START_10X10: &str = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
 const START_8X8: &str = "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww";
@@ -56,7 +49,7 @@ impl Hub {
     }
 
     /// damka started with `args` (none: the protocol is chosen by the first command), once
-    /// the other tests of this file are done with theirs.
+    /// the other timed tests are done with theirs.
     fn start_with(args: &[&str]) -> Hub {
         let turn = serial();
         Hub {
@@ -905,29 +898,12 @@ fn pydraughts_movetime(variant: &str) {
     );
 }
 
-#[test]
-fn pydraughts_plays_international() {
-    pydraughts_movetime("standard");
-}
-
-#[test]
-fn pydraughts_plays_english() {
-    pydraughts_movetime("english");
-}
-
-#[test]
-fn pydraughts_plays_russian() {
-    pydraughts_movetime("russian");
-}
-
-#[test]
-fn pydraughts_plays_brazilian() {
-    pydraughts_movetime("brazilian");
-}
-
-#[test]
-fn pydraughts_plays_italian() {
-    pydraughts_movetime("italian");
+common::test_cases! {
+    pydraughts_plays_international: pydraughts_movetime("standard");
+    pydraughts_plays_english: pydraughts_movetime("english");
+    pydraughts_plays_russian: pydraughts_movetime("russian");
+    pydraughts_plays_brazilian: pydraughts_movetime("brazilian");
+    pydraughts_plays_italian: pydraughts_movetime("italian");
 }
 
 /// The variants with their own goal: damka must play for it, so against a random mover it
@@ -943,40 +919,23 @@ fn pydraughts_goal(variant: &str) {
     );
 }
 
-#[test]
-fn pydraughts_plays_antidraughts() {
-    pydraughts_goal("antidraughts");
-}
-
-#[test]
-fn pydraughts_plays_breakthrough() {
-    pydraughts_goal("breakthrough");
-}
-
-/// Frisian: the client's legality check holds damka to pydraughts' captures along rows and
-/// columns, its value precedence and its limit of three king moves in a row (from the game's
-/// moves, which `pos ... moves=` replays); against the random mover damka wins both games.
-#[test]
-fn pydraughts_plays_frisian() {
-    pydraughts_goal("frisian");
-}
-
-#[test]
-fn pydraughts_plays_frysk() {
-    pydraughts_goal("frysk");
-}
-
-/// Turkish: 65-character position strings and pydraughts' move numbering (rows flipped, a1 =
-/// 1). pydraughts' own king moves are wrong (it lets a king slide through men), so the
-/// random mover keeps to the moves of its list that follow the rules (a king move it made
-/// through its own man was refused by damka's `pos`, which then answered for the position
-/// before it); its legality check could still refuse a right king move of damka's, but
-/// against the random mover the games are mostly decided by men. A king that ended its
-/// capture on a square it emptied used to become a man in damka (see
-/// `turkish_king_ending_on_a_square_it_emptied_stays_a_king`).
-#[test]
-fn pydraughts_plays_turkish() {
-    pydraughts_goal("turkish");
+common::test_cases! {
+    pydraughts_plays_antidraughts: pydraughts_goal("antidraughts");
+    pydraughts_plays_breakthrough: pydraughts_goal("breakthrough");
+    /// Frisian: the client's legality check holds damka to pydraughts' captures along rows and
+    /// columns, its value precedence and its limit of three king moves in a row (from the game's
+    /// moves, which `pos ... moves=` replays); against the random mover damka wins both games.
+    pydraughts_plays_frisian: pydraughts_goal("frisian");
+    pydraughts_plays_frysk: pydraughts_goal("frysk");
+    /// Turkish: 65-character position strings and pydraughts' move numbering (rows flipped, a1 =
+    /// 1). pydraughts' own king moves are wrong (it lets a king slide through men), so the
+    /// random mover keeps to the moves of its list that follow the rules (a king move it made
+    /// through its own man was refused by damka's `pos`, which then answered for the position
+    /// before it); its legality check could still refuse a right king move of damka's, but
+    /// against the random mover the games are mostly decided by men. A king that ended its
+    /// capture on a square it emptied used to become a man in damka (see
+    /// `turkish_king_ending_on_a_square_it_emptied_stays_a_king`).
+    pydraughts_plays_turkish: pydraughts_goal("turkish");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! written results; broken engines (`tests/match/bad_engine.py`) lose by forfeit and the match
 //! goes on; bad command lines fail with one line.
 
-mod common;
+use crate::common;
 
 use common::process::{DAMKA, Run, run_damka, run_damka_ok};
 use common::{pydraughts_replay, repo_root};
@@ -33,6 +33,30 @@ fn play_match(variant: &str, games: &str, options: &[&str], pdn: &Path, engines:
     args.extend_from_slice(options);
     args.extend(["--pdn", pdn, "--engine", engines[0], "--engine", engines[1]]);
     run_match(&args)
+}
+
+/// [`play_match`] of `games` games into `target/test-match/<pdn>`, checked by
+/// [`check_match`] (the first engine is the one its spec names with `name=`): the PDN file.
+fn checked_match(
+    pdn: &str,
+    variant: &str,
+    games: usize,
+    options: &[&str],
+    engines: [&str; 2],
+) -> PathBuf {
+    let pdn = scratch(pdn);
+    let run = play_match(variant, &games.to_string(), options, &pdn, engines);
+    let first = engines[0]
+        .split(',')
+        .find_map(|field| field.strip_prefix("name="))
+        .expect("the first engine has a name=");
+    let pydraughts_variant = if variant == "international" {
+        "standard"
+    } else {
+        variant
+    };
+    check_match(&pdn, pydraughts_variant, &run, first, games);
+    pdn
 }
 
 /// The table's `wins draws losses` of the first engine.
@@ -98,15 +122,13 @@ fn check_match(pdn: &Path, pydraughts_variant: &str, run: &Run, first: &str, gam
 
 #[test]
 fn russian_depths_play_paired_openings_that_pydraughts_replays() {
-    let pdn = scratch("russian.pdn");
-    let run = play_match(
+    let pdn = checked_match(
+        "russian.pdn",
         "russian",
-        "6",
+        6,
         &["--concurrency", "2", "--opening-plies", "2", "--seed", "5"],
-        &pdn,
         [&engine("name=d1,depth=1"), &engine("name=d3,depth=3")],
     );
-    check_match(&pdn, "russian", &run, "d1", 6);
     // Both colours on each opening: the two games of a pair (rounds 2k+1, 2k+2) start with
     // the same two plies, and the first engine has White in one and Black in the other.
     let text = std::fs::read_to_string(&pdn).unwrap();
@@ -134,29 +156,25 @@ fn russian_depths_play_paired_openings_that_pydraughts_replays() {
 
 #[test]
 fn english_movetime_against_depth_replays() {
-    let pdn = scratch("english.pdn");
-    let run = play_match(
+    checked_match(
+        "english.pdn",
         "english",
-        "2",
+        2,
         &[],
-        &pdn,
         [&engine("name=mt,movetime=20"), &engine("name=d2,depth=2")],
     );
-    check_match(&pdn, "english", &run, "mt", 2);
 }
 
 #[test]
 fn international_uci_against_hub_on_a_clock_replays() {
-    let pdn = scratch("international.pdn");
     let hub = format!("cmd={DAMKA} hub,proto=hub,name=hub,option.hash=8");
-    let run = play_match(
+    checked_match(
+        "international.pdn",
         "international",
-        "2",
+        2,
         &["--tc", "1+0.02", "--max-plies", "120"],
-        &pdn,
         [&engine("name=uci,option.Hash=8"), &hub],
     );
-    check_match(&pdn, "standard", &run, "uci", 2);
 }
 
 fn bad_engine(mode: &str) -> String {
@@ -294,15 +312,13 @@ fn sprt_stops_as_soon_as_the_test_decides() {
 
 #[test]
 fn score_adjudication_ends_lopsided_games() {
-    let pdn = scratch("adjudicate.pdn");
-    let run = play_match(
+    let pdn = checked_match(
+        "adjudicate.pdn",
         "russian",
-        "6",
+        6,
         &["--adjudicate", "300:3"],
-        &pdn,
         [&engine("name=d5,depth=5"), &engine("name=d1,depth=1")],
     );
-    check_match(&pdn, "russian", &run, "d5", 6);
     let text = std::fs::read_to_string(&pdn).unwrap();
     assert!(text.contains("[Termination \"adjudication\"]"), "{text}");
     assert!(
@@ -316,15 +332,13 @@ fn score_adjudication_ends_lopsided_games() {
 fn match_from_openings(openings: &str, contents: &str, pdn: &str) -> String {
     let openings = scratch(openings);
     std::fs::write(&openings, contents).unwrap();
-    let pdn = scratch(pdn);
-    let run = play_match(
+    let pdn = checked_match(
+        pdn,
         "russian",
-        "4",
+        4,
         &["--depth", "2", "--openings", openings.to_str().unwrap()],
-        &pdn,
         [&engine("name=a"), &engine("name=b,depth=3")],
     );
-    check_match(&pdn, "russian", &run, "a", 4);
     std::fs::read_to_string(&pdn).unwrap()
 }
 
@@ -388,7 +402,6 @@ fn free_port() -> u16 {
 
 #[test]
 fn a_dxp_engine_plays_through_its_port_and_pydraughts_replays_the_games() {
-    let pdn = scratch("dxp.pdn");
     let port = free_port();
     // The match starts `damka dxp --listen` and connects to it; the game requests carry a
     // one-minute clock (the engine itself thinks 20 ms a move).
@@ -396,14 +409,13 @@ fn a_dxp_engine_plays_through_its_port_and_pydraughts_replays_the_games() {
         "cmd={DAMKA} dxp --listen 127.0.0.1:{port} --movetime 20 --hash 16,proto=dxp,\
          addr=127.0.0.1:{port},name=dxp,tc=60"
     );
-    let run = play_match(
+    let pdn = checked_match(
+        "dxp.pdn",
         "international",
-        "4",
+        4,
         &[],
-        &pdn,
         [&dxp, &engine("name=uci,movetime=20,option.Hash=16")],
     );
-    check_match(&pdn, "standard", &run, "dxp", 4);
     // Every game was played to its end by the rules (or the ply cap): no forfeit.
     let text = std::fs::read_to_string(&pdn).expect("the PDN");
     assert_eq!(
@@ -552,7 +564,6 @@ fn the_first_hub_dialect_as_scan_speaks_it_agrees_with_pydraughts() {
     // The engine on the other side keeps its board with pydraughts' rules and answers
     // `error` to a position or move it cannot read or play, which forfeits the game: every
     // game ending normally shows that our 51-letter positions and moves are what it reads.
-    let pdn = scratch("hub1.pdn");
     let log = scratch("hub1.log");
     let _ = std::fs::remove_file(&log);
     let python = common::venv_python("pydraughts", "pydraughts==0.6.7");
@@ -563,14 +574,13 @@ fn the_first_hub_dialect_as_scan_speaks_it_agrees_with_pydraughts() {
         script.display(),
         log.display()
     );
-    let run = play_match(
+    let pdn = checked_match(
+        "hub1.pdn",
         "international",
-        "2",
+        2,
         &["--max-plies", "160"],
-        &pdn,
         [&engine("name=uci,depth=2"), &hub1],
     );
-    check_match(&pdn, "standard", &run, "uci", 2);
     let text = std::fs::read_to_string(&pdn).unwrap();
     assert!(
         !text.contains("forfeit") && !text.contains("infraction"),

@@ -5,12 +5,13 @@
 //! start on 1-12 and White's on 21-32 (10x10: 1-20 and 31-50). Towers cells count rows from the
 //! top, a cell being playable when row index + column index is odd, so G6 = 24 and F5 = 19.
 
+use crate::common;
 use damka::game::{DrawReason, Game, Outcome};
 use damka::notation::bit_of_number;
 use damka::notation::fen::{ParseFenError, parse_fen, write_fen};
 use damka::notation::movetext::{ParseMoveError, parse_move, write_move, write_move_full};
 use damka::rules::{Brazilian, Czech, English, International, Pool, Russian, Towers};
-use damka::{Color, Move, Position, Rules};
+use damka::{Color, Move, Position, Rules, Variant, with_variant};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::collections::BTreeSet;
@@ -149,180 +150,55 @@ fn fen_is_written_with_sorted_numbers() {
 
 // ---------------------------------------------------------------- FEN: bad input
 
+/// Every line of `tests/data/fen_refusals.txt`: the FEN, read by its variant, is refused with
+/// the error the line names (its kind only, for `Kind(_)`).
 #[test]
-fn fen_bad_syntax() {
-    assert_eq!(
-        fen_error::<English>("X:W1:B2"),
-        ParseFenError::BadSideToMove("X".into())
-    );
-    assert_eq!(
-        fen_error::<English>("W;W1"),
-        ParseFenError::BadSideToMove("W;W1".into())
-    );
-    assert!(matches!(
-        fen_error::<English>("W:W1,,2:B3"),
-        ParseFenError::BadSquare(_)
-    ));
-    assert!(matches!(
-        fen_error::<International>("W:W1,,2:B3"),
-        ParseFenError::BadSquare(_)
-    ));
-    assert_eq!(
-        fen_error::<English>("W:X21:B1"),
-        ParseFenError::BadListColor("X21".into())
-    );
-    assert_eq!(
-        fen_error::<English>("W:W21:W22"),
-        ParseFenError::RepeatedList('W')
-    );
-    assert_eq!(
-        fen_error::<English>("W:W21,q:B1"),
-        ParseFenError::BadSquare("q".into())
-    );
-    assert_eq!(fen_error::<English>(""), ParseFenError::Empty);
-    assert_eq!(fen_error::<English>("\"\""), ParseFenError::Empty);
+fn bad_fens_are_refused_naming_what_is_wrong() {
+    let path = common::repo_root().join("tests/data/fen_refusals.txt");
+    let text = std::fs::read_to_string(&path).expect("read fen_refusals.txt");
+    let mut checked = 0;
+    for line in text
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let fields: Vec<&str> = line.split(" | ").collect();
+        let [variant, fen, expected] = fields[..] else {
+            panic!("not VARIANT | FEN | ERROR: {line}");
+        };
+        let variant: Variant = variant.parse().expect("a variant");
+        let fen = fen.trim();
+        let error = format!("{:?}", with_variant!(variant, R => fen_error::<R>(fen)));
+        match expected.strip_suffix("(_)") {
+            Some(kind) => assert!(error.starts_with(&format!("{kind}(")), "{line}: {error}"),
+            None => assert_eq!(error, expected, "{line}"),
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "no FEN in {}", path.display());
 }
 
 #[test]
-fn fen_squares_off_the_board() {
-    assert_eq!(
-        fen_error::<International>("W:W51:B1"),
-        ParseFenError::OffBoard("51".into())
-    );
-    assert_eq!(
-        fen_error::<International>("W:W0:B1"),
-        ParseFenError::OffBoard("0".into())
-    );
-    assert_eq!(
-        fen_error::<English>("W:W0:B1"),
-        ParseFenError::OffBoard("0".into())
-    );
-    assert_eq!(
-        fen_error::<English>("W:W33:B1"),
-        ParseFenError::OffBoard("33".into())
-    );
-    assert!(matches!(
-        fen_error::<English>("W:W99999999999:B1"),
-        ParseFenError::OffBoard(_)
-    ));
-}
-
-#[test]
-fn fen_duplicate_squares() {
-    assert_eq!(
-        fen_error::<English>("W:W12:B12"),
-        ParseFenError::DuplicateSquare("12".into())
-    );
-    assert_eq!(
-        fen_error::<English>("W:W12,12:B1"),
-        ParseFenError::DuplicateSquare("12".into())
-    );
-    assert_eq!(
-        fen_error::<International>("W:W31-35,33:B1"),
-        ParseFenError::DuplicateSquare("33".into())
-    );
-}
-
-#[test]
-fn fen_too_many_pieces() {
-    assert_eq!(
-        fen_error::<International>("W:W30-50:B1"),
-        ParseFenError::TooManyPieces {
-            color: Color::White,
-            count: 21,
-            max: 20
-        }
-    );
-    assert_eq!(
-        fen_error::<International>("W:W50:B1-21"),
-        ParseFenError::TooManyPieces {
-            color: Color::Black,
-            count: 21,
-            max: 20
-        }
-    );
-    assert_eq!(
-        fen_error::<English>("W:W20-32:B1"),
-        ParseFenError::TooManyPieces {
-            color: Color::White,
-            count: 13,
-            max: 12
-        }
-    );
-    // Exactly a full set is fine.
+fn fen_full_sets_and_men_on_their_own_back_row_are_fine() {
+    // Exactly a full set.
     assert!(parse_fen::<English>("W:W21-32:B1-12").is_ok());
-}
-
-#[test]
-fn fen_man_on_its_own_promotion_row() {
-    // White men move towards square 1, Black men towards the last square.
-    assert_eq!(
-        fen_error::<International>("W:W1:B20"),
-        ParseFenError::ManOnPromotionRow("1".into())
-    );
-    assert_eq!(
-        fen_error::<International>("W:W33:B50"),
-        ParseFenError::ManOnPromotionRow("50".into())
-    );
-    assert_eq!(
-        fen_error::<English>("W:W20:B32"),
-        ParseFenError::ManOnPromotionRow("32".into())
-    );
-    // ...but on the opponent's promotion row (its own back row) a man is fine.
+    // A man on the opponent's promotion row (its own back row).
     assert!(parse_fen::<International>("W:W50:B1").is_ok());
     assert!(parse_fen::<English>("W:W32:B1").is_ok());
+}
+
+#[test]
+fn fen_towers_man_on_its_own_promotion_row() {
     // Towers: White starts at the top and moves DOWN, so its promotion row is 29-32 (row 8,
     // cells A8..G8; 30 = C8) and a white man on square 1 is fine.
-    match fen_error::<Towers>("W:W30:B5") {
-        ParseFenError::ManOnPromotionRow(s) => assert!(s == "30" || s == "C8", "names {s}"),
-        other => panic!("expected ManOnPromotionRow, got {other:?}"),
-    }
-    match fen_error::<Towers>("W:W9:B3") {
-        ParseFenError::ManOnPromotionRow(s) => assert!(s == "3" || s == "F1", "names {s}"),
-        other => panic!("expected ManOnPromotionRow, got {other:?}"),
+    for (fen, names) in [("W:W30:B5", ["30", "C8"]), ("W:W9:B3", ["3", "F1"])] {
+        match fen_error::<Towers>(fen) {
+            ParseFenError::ManOnPromotionRow(s) => {
+                assert!(names.contains(&s.as_str()), "{fen} names {s}")
+            }
+            other => panic!("{fen}: expected ManOnPromotionRow, got {other:?}"),
+        }
     }
     assert!(parse_fen::<Towers>("W:W1:B30").is_ok());
-}
-
-#[test]
-fn fen_bad_ranges() {
-    assert_eq!(
-        fen_error::<English>("W:W20-10:B1"),
-        ParseFenError::BadRange("20-10".into())
-    );
-    assert!(matches!(
-        fen_error::<English>("W:W20-:B1"),
-        ParseFenError::BadSquare(_)
-    ));
-    assert!(matches!(
-        fen_error::<English>("W:W-20:B1"),
-        ParseFenError::BadSquare(_)
-    ));
-    assert!(matches!(
-        fen_error::<English>("W:W30-40:B1"),
-        ParseFenError::OffBoard(_)
-    ));
-}
-
-#[test]
-fn fen_algebraic_square_that_is_not_playable() {
-    // a2 is a light square on 8x8 (a1 is playable, so a2 is not).
-    assert_eq!(
-        fen_error::<Russian>("W:Wa2:B1"),
-        ParseFenError::NotPlayable("a2".into())
-    );
-    assert_eq!(
-        fen_error::<English>("W:Wa2:B1"),
-        ParseFenError::NotPlayable("a2".into())
-    );
-    assert_eq!(
-        fen_error::<Russian>("W:Wi1:B1"),
-        ParseFenError::NotPlayable("i1".into())
-    );
-    assert_eq!(
-        fen_error::<Russian>("W:Wa9:B1"),
-        ParseFenError::NotPlayable("a9".into())
-    );
 }
 
 #[test]
@@ -796,21 +672,16 @@ fn no_progress_draw<R: Rules>(start: &str, plies: u32) {
     assert_eq!(game.ply(), 0);
 }
 
-#[test]
-fn english_no_progress_draw_after_40_moves_each() {
-    no_progress_draw::<English>("W:WK29,K30:BK3,K4", 80);
-}
-
-#[test]
-fn international_no_progress_draw_after_25_moves_each() {
-    // Three kings each: no small-endgame rule applies (that needs a lone king).
-    no_progress_draw::<International>("W:WK46,K47,K48:BK1,K2,K3", 50);
-}
-
-#[test]
-fn russian_and_czech_no_progress_draw_after_15_moves_each() {
-    no_progress_draw::<Russian>("W:WK29,K30:BK3,K4", 30);
-    no_progress_draw::<Czech>("W:WK29,K30:BK3,K4", 30);
+common::test_cases! {
+    english_no_progress_draw_after_40_moves_each:
+        no_progress_draw::<English>("W:WK29,K30:BK3,K4", 80);
+    /// Three kings each: no small-endgame rule applies (that needs a lone king).
+    international_no_progress_draw_after_25_moves_each:
+        no_progress_draw::<International>("W:WK46,K47,K48:BK1,K2,K3", 50);
+    russian_and_czech_no_progress_draw_after_15_moves_each: {
+        no_progress_draw::<Russian>("W:WK29,K30:BK3,K4", 30);
+        no_progress_draw::<Czech>("W:WK29,K30:BK3,K4", 30)
+    };
 }
 
 #[test]

@@ -1,10 +1,10 @@
 //! Perft against the published tables in `tests/data/perft.json` (a copy of the shared reference).
 //!
 //! Start positions to the depths that keep the suite quick; the deeper entries run with
-//! `cargo test --profile ci --test perft -- --ignored`. Turkish and killer draughts are in the
+//! `cargo test --profile ci --test integration perft:: -- --ignored`. Turkish and killer draughts are in the
 //! file but not implemented yet.
 
-mod common;
+use crate::common;
 
 use common::process::run_damka;
 use damka::notation::fen::parse_fen;
@@ -148,19 +148,10 @@ fn check_test_position(name: &str, deep: bool) {
     check_table(&position, &counts(&entry["values"]), keep, budget, name);
 }
 
-#[test]
-fn woldouby() {
-    check_test_position("Woldouby", false);
-}
-
-#[test]
-fn almost_promotion() {
-    check_test_position("AlmostPromotion", false);
-}
-
-#[test]
-fn front_rows() {
-    check_test_position("FrontRows", false);
+common::test_cases! {
+    woldouby: check_test_position("Woldouby", false);
+    almost_promotion: check_test_position("AlmostPromotion", false);
+    front_rows: check_test_position("FrontRows", false);
 }
 
 #[test]

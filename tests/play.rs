@@ -6,17 +6,17 @@
 //! on its board, the game is not over before its last move, and its verdict at the end is
 //! the result we wrote.
 
-mod common;
+use crate::common;
 
-use common::process::{Run, run_damka, run_damka_ok};
+use common::process::{run_damka, run_damka_ok};
 use common::{SplitMix, pydraughts_replay};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(120);
 
-fn play(args: &[&str], script: &str) -> Run {
-    run_damka_ok("play", args, script.as_bytes(), LIMIT)
+fn play(args: &[&str], script: impl AsRef<[u8]>) -> String {
+    run_damka_ok("play", args, script.as_ref(), LIMIT).stdout
 }
 
 /// A fresh path under target/test-play for a file a test writes.
@@ -85,17 +85,16 @@ fn whole_game(variant: &str, side: &str, check_verdict: bool) {
         finished.display(),
         undone.display()
     ));
-    let run = play(
+    let out = play(
         &["--variant", variant, "--side", side, "--depth", "1"],
         &script,
     );
-    let result = announced_result(&run.stdout)
-        .unwrap_or_else(|| panic!("no result announced:\n{}", run.stdout));
-    let moves = transcript_moves(&run.stdout);
+    let result = announced_result(&out).unwrap_or_else(|| panic!("no result announced:\n{}", out));
+    let moves = transcript_moves(&out);
     let saved = pdn_moves(&finished);
     // The transcript's moves before the undo are the saved game (PDN writes `x` for `:`).
     let moves: Vec<String> = moves.iter().map(|m| m.replace(':', "x")).collect();
-    assert_eq!(moves[..saved.len()], saved[..], "{}", run.stdout);
+    assert_eq!(moves[..saved.len()], saved[..], "{}", out);
     let game = replayed_game(&finished, variant);
     assert_eq!(game["tags"]["Result"], result.as_str(), "{game}");
     assert_eq!(game["ending"], result.as_str(), "{game}");
@@ -115,7 +114,7 @@ fn whole_game(variant: &str, side: &str, check_verdict: bool) {
     assert_eq!(after_undo["tags"]["Result"], "*", "{after_undo}");
     let taken = saved.len() - pdn_moves(&undone).len();
     assert!(taken == 1 || taken == 2, "undo took back {taken} plies");
-    assert!(run.stdout.contains("Took back "), "{}", run.stdout);
+    assert!(out.contains("Took back "), "{}", out);
 }
 
 #[test]
@@ -148,8 +147,7 @@ fn bad_input_is_explained_and_asked_again() {
         11-15\n\
         board\n\
         quit\n";
-    let run = play(&["--depth", "1"], script);
-    let out = &run.stdout;
+    let out = &play(&["--depth", "1"], script);
     for expected in [
         "Bad move 'foo'",
         "There is no move number 0",
@@ -215,10 +213,9 @@ fn random_garbage_never_stops_the_game() {
         script.push(b'\n');
     }
     script.extend_from_slice(b"quit\n");
-    let run = run_damka(&["play", "--depth", "1"], &script, LIMIT);
-    assert_eq!(run.code, Some(0), "{}\n{}", run.stderr, run.stdout);
-    assert!(run.stdout.contains("Goodbye."), "{}", run.stdout);
-    assert!(run.stdout.contains("Cannot write "), "{}", run.stdout);
+    let out = play(&["--depth", "1"], &script);
+    assert!(out.contains("Goodbye."), "{out}");
+    assert!(out.contains("Cannot write "), "{out}");
 }
 
 #[test]
@@ -230,8 +227,7 @@ fn undo_takes_back_the_reply_and_your_move() {
         before.display(),
         after.display()
     );
-    let run = play(&["--depth", "2"], &script);
-    let out = &run.stdout;
+    let out = &play(&["--depth", "2"], &script);
     let moves = transcript_moves(out);
     assert_eq!(moves.len(), 4, "{out}");
     assert_eq!(moves[0], "11-15");
@@ -254,11 +250,10 @@ fn undo_takes_back_the_reply_and_your_move() {
 
 #[test]
 fn with_the_white_pieces_the_engine_opens_and_undo_waits_for_a_move() {
-    let run = play(
+    let out = &play(
         &["--side", "white", "--depth", "1"],
         "undo\n1\nundo\nquit\n",
     );
-    let out = &run.stdout;
     let moves = transcript_moves(out);
     // The engine's opening, our move and its reply; the undo takes back the last two.
     assert_eq!(moves.len(), 3, "{out}");
@@ -272,8 +267,7 @@ fn with_the_white_pieces_the_engine_opens_and_undo_waits_for_a_move() {
 
 #[test]
 fn hint_names_a_legal_move_and_end_of_input_ends_quietly() {
-    let run = play(&["--depth", "3"], "hint\n");
-    let out = &run.stdout;
+    let out = &play(&["--depth", "3"], "hint\n");
     let hint = out
         .lines()
         .find_map(|l| l.split_once("Hint: "))
@@ -284,17 +278,16 @@ fn hint_names_a_legal_move_and_end_of_input_ends_quietly() {
     assert!(openings.contains(&hint.as_str()), "{hint}");
     assert!(out.contains("End of input"), "{out}");
     let empty = play(&[], "");
-    assert!(empty.stdout.contains("End of input"), "{}", empty.stdout);
+    assert!(empty.contains("End of input"), "{empty}");
 }
 
 #[test]
 fn international_board_lists_fifty_squares_and_reads_numbers() {
     // White opens in international draughts; its men stand on 31-50 and step to 26-30.
-    let run = play(
+    let out = &play(
         &["--variant", "international", "--depth", "1"],
         "moves\n32-28\nquit\n",
     );
-    let out = &run.stdout;
     assert!(out.contains(" 46-50"), "{out}");
     assert!(out.contains("You play 32-28."), "{out}");
     assert_eq!(transcript_moves(out).len(), 2, "{out}");
@@ -308,7 +301,7 @@ fn a_weak_level_plays_a_whole_game_at_once() {
     let finished = scratch("level0-finished.pdn");
     let mut script = "1\n".repeat(1500);
     script.push_str(&format!("save {}\nquit\n", finished.display()));
-    let run = play(
+    let out = play(
         &[
             "--variant",
             "international",
@@ -319,8 +312,7 @@ fn a_weak_level_plays_a_whole_game_at_once() {
         ],
         &script,
     );
-    let result = announced_result(&run.stdout)
-        .unwrap_or_else(|| panic!("no result announced:\n{}", run.stdout));
+    let result = announced_result(&out).unwrap_or_else(|| panic!("no result announced:\n{}", out));
     let game = replayed_game(&finished, "international");
     assert_eq!(game["tags"]["Result"], result.as_str(), "{game}");
     let refused = run_damka(&["play", "--level", "21"], b"quit\n", LIMIT);

@@ -2,7 +2,7 @@
 
 #![cfg(target_arch = "x86_64")]
 
-mod common;
+use crate::common;
 
 use common::repo_root;
 use std::process::Command;
@@ -32,12 +32,10 @@ fn build_portable(level: &str) -> std::path::PathBuf {
 }
 
 fn stdout_of(program: &std::path::Path, args: &[&str]) -> String {
-    let output = Command::new(program)
-        .args(args)
-        .env_remove("RUST_LOG")
-        .output()
-        .unwrap_or_else(|e| panic!("{} runs: {e}", program.display()));
-    assert!(output.status.success(), "{args:?}: {output:?}");
+    let output = common::succeeded(
+        Command::new(program).args(args).env_remove("RUST_LOG"),
+        &format!("{} {args:?}", program.display()),
+    );
     String::from_utf8(output.stdout).expect("UTF-8 output")
 }
 

@@ -6,7 +6,7 @@
 //! the bottom stamps out one module of tests per variant (`english::move_text_round_trips`).
 //! The Hub capture text has its own test so that a failure there does not hide the others.
 
-mod common;
+use crate::common;
 
 use common::SplitMix;
 use damka::game::{Game, Outcome};

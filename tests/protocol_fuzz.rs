@@ -27,11 +27,12 @@
 //!
 //! The tests take turns (a lock): the stress tests time themselves.
 
-mod common;
+use crate::common;
 
 use common::SplitMix as Rng;
 use common::hub::{done_move, hub_pos_10x10, hub_text, legal_hub_moves, normalised};
 use common::peer::{Peer, shown};
+use common::serial;
 use damka::engine::{OptionKind, Session, option_specs, session_for};
 use damka::notation::fen::parse_fen;
 use damka::notation::number_of_bit;
@@ -41,7 +42,7 @@ use damka::rules::{English, International};
 use damka::{Position, Rules, Variant};
 use std::collections::{BTreeSet, VecDeque};
 use std::process::ExitStatus;
-use std::sync::{LazyLock, Mutex, MutexGuard};
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 /// Longest wait for an answer that must come.
@@ -52,13 +53,6 @@ const STRESS_LIMIT: Duration = Duration::from_secs(60);
 const CYCLES: usize = 10_000;
 /// The length of the long lines.
 const LONG: usize = 100 * 1024;
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-/// Runs the tests of this file one at a time.
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 // ---------------------------------------------------------------------------------------------
 // Random numbers
@@ -2150,6 +2144,30 @@ fn send_cycles(engine: &mut Engine, mut cycle: impl FnMut(usize) -> (String, usi
     expected
 }
 
+/// Reads the answers of the [`CYCLES`] cycles of a stress test, which must all come within
+/// [`STRESS_LIMIT`] of `started`: `read` checks each line (failing the test on a wrong one)
+/// and says whether it ends a search (numbered from 0; `ends` names those lines).
+fn read_cycles(
+    engine: &mut Engine,
+    started: Instant,
+    ends: &str,
+    mut read: impl FnMut(&mut Engine, usize, &str) -> bool,
+) {
+    let deadline = started + STRESS_LIMIT;
+    let mut ended = 0;
+    while ended < CYCLES {
+        let Some(line) = engine.next_before(deadline) else {
+            engine.fail(&format!(
+                "deadlock or too slow: {ended} of {CYCLES} {ends} after {:?}",
+                started.elapsed()
+            ));
+        };
+        if read(engine, ended, &line) {
+            ended += 1;
+        }
+    }
+}
+
 #[test]
 fn uci_stress_ten_thousand_position_go_stop_cycles() {
     let _turn = serial();
@@ -2176,18 +2194,12 @@ fn uci_stress_ten_thousand_position_go_stop_cycles() {
         })
         .collect();
     assert!(legal[2].is_empty(), "a finished game: bestmove (none)");
-    let gos = [
-        "go infinite",
-        "go depth 2",
-        "go nodes 300",
-        "go movetime 2",
-        "go ponder",
+    let more = [
         "go ponder wtime 100 btime 100\nponderhit",
-        "go wtime 50 btime 50",
         "go",
         "go btime 20 wtime 20 movestogo 1 depth 5",
-        "go depth 3 searchmoves 9-13 10-14",
     ];
+    let gos: Vec<&str> = common::STRESS_GOS.into_iter().chain(more).collect();
     let started = Instant::now();
     let expected = send_cycles(&mut engine, |cycle| {
         let go = gos[cycle % gos.len()];
@@ -2200,32 +2212,26 @@ fn uci_stress_ten_thousand_position_go_stop_cycles() {
         (format!("{}\n{go}\nstop\n", positions[which].0), which)
     });
     engine.close();
-    let deadline = started + STRESS_LIMIT;
-    let mut bestmoves = 0;
-    while bestmoves < CYCLES {
-        let Some(line) = engine.next_before(deadline) else {
-            engine.fail(&format!(
-                "deadlock or too slow: {bestmoves} of {CYCLES} bestmoves after {:?}",
-                started.elapsed()
-            ));
-        };
-        if let Some(rest) = line.strip_prefix("bestmove ") {
-            let best = rest.split(' ').next().unwrap_or("");
-            let which = expected[bestmoves];
-            if !legal_bestmove(best, &legal[which]) {
-                engine.fail(&format!(
-                    "cycle {bestmoves}: bestmove {best} in {}",
-                    positions[which].0
-                ));
+    read_cycles(&mut engine, started, "bestmoves", |engine, cycle, line| {
+        let Some(rest) = line.strip_prefix("bestmove ") else {
+            if !line.starts_with("info depth ")
+                && !line.starts_with("info string game over: ")
+                && !line.starts_with("info string book move ")
+            {
+                engine.fail(&format!("unexpected {line}"));
             }
-            bestmoves += 1;
-        } else if !line.starts_with("info depth ")
-            && !line.starts_with("info string game over: ")
-            && !line.starts_with("info string book move ")
-        {
-            engine.fail(&format!("unexpected {line}"));
+            return false;
+        };
+        let best = rest.split(' ').next().unwrap_or("");
+        let which = expected[cycle];
+        if !legal_bestmove(best, &legal[which]) {
+            engine.fail(&format!(
+                "cycle {cycle}: bestmove {best} in {}",
+                positions[which].0
+            ));
         }
-    }
+        true
+    });
     // Exactly one per go: nothing but info lines up to the exit.
     engine.quit(true, |l| l.starts_with("info depth "));
     let elapsed = started.elapsed();
@@ -2280,27 +2286,22 @@ fn hub_stress_ten_thousand_pos_level_go_stop_cycles() {
         (text, which)
     });
     engine.send("quit");
-    let deadline = started + STRESS_LIMIT;
-    let mut dones = 0;
-    while dones < CYCLES {
-        let Some(line) = engine.next_before(deadline) else {
-            engine.fail(&format!(
-                "deadlock or too slow: {dones} of {CYCLES} dones after {:?}",
-                started.elapsed()
-            ));
-        };
-        match hub_line_kind(&line) {
+    read_cycles(
+        &mut engine,
+        started,
+        "dones",
+        |engine, cycle, line| match hub_line_kind(line) {
             Some("done") => {
-                let which = expected[dones];
-                if !legal_done(&line, &legal[which]) {
-                    engine.fail(&format!("cycle {dones}: {line} in {}", fens[which]));
+                let which = expected[cycle];
+                if !legal_done(line, &legal[which]) {
+                    engine.fail(&format!("cycle {cycle}: {line} in {}", fens[which]));
                 }
-                dones += 1;
+                true
             }
-            Some("info") => {}
+            Some("info") => false,
             _ => engine.fail(&format!("unexpected {line}")),
-        }
-    }
+        },
+    );
     let (status, rest, stderr) = engine.exit(Duration::from_secs(10));
     assert!(stderr.is_empty(), "damka wrote on stderr: {stderr}");
     assert!(status.success(), "damka hub exited with {status}");

@@ -8,53 +8,29 @@
 //!
 //! Run with `-- --nocapture` to see the counts per material and the build times.
 
-mod common;
+use crate::common;
 
-use common::retro::{Material, Tablebase, Value};
+use common::retro::{Material, Tablebase, Value, english, international, russian_kings};
 use damka::notation::fen::{parse_fen, write_fen};
 use damka::notation::number_of_bit;
-use damka::rules::{English, International, Russian};
+use damka::rules::{English, International};
 use damka::{Bits, Color, Geometry, Position, Rules};
 use std::collections::HashMap;
-use std::sync::OnceLock;
-
-fn english() -> &'static Tablebase<English> {
-    static TABLE: OnceLock<Tablebase<English>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let table = Tablebase::build(4);
-        eprintln!("english, up to 4 pieces:\n{}", table.report());
-        table
-    })
-}
-
-fn international() -> &'static Tablebase<International> {
-    static TABLE: OnceLock<Tablebase<International>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        // Kings-only materials are closed under moves, so the 4-king tables only need the
-        // 3-piece ones.
-        let table = Tablebase::build_classes(4, |m| m.total() <= 3 || m.men() == 0);
-        eprintln!(
-            "international, up to 3 pieces and 4 kings:\n{}",
-            table.report()
-        );
-        table
-    })
-}
-
-fn russian_kings() -> &'static Tablebase<Russian> {
-    static TABLE: OnceLock<Tablebase<Russian>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let table = Tablebase::build_kings_only(4);
-        eprintln!("russian, up to 4 kings:\n{}", table.report());
-        table
-    })
-}
 
 fn probe<R: Rules>(table: &Tablebase<R>, fen: &str) -> Value {
     let position = parse_fen::<R>(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
     table
         .probe(&position)
         .unwrap_or_else(|| panic!("{fen} is not in the table"))
+}
+
+/// King against king: each of `drawn` is a draw in `table`, and in `caught` the side to
+/// move loses its king at once (lost in 2 plies).
+fn drawn_but_caught<R: Rules>(table: &Tablebase<R>, drawn: &[&str], caught: &str) {
+    for fen in drawn {
+        assert_eq!(probe(table, fen), Value::Draw, "{fen}");
+    }
+    assert_eq!(probe(table, caught), Value::Loss(2), "{caught}");
 }
 
 /// Neither side could capture if it were to move: no tactic is pending.
@@ -334,11 +310,9 @@ fn english_two_kings_beat_one() {
 #[test]
 fn english_king_against_king() {
     let table = english();
-    for fen in ["W:WK14:BK23", "B:WK14:BK23", "W:WK10:BK23", "B:WK10:BK23"] {
-        assert_eq!(probe(table, fen), Value::Draw, "{fen}");
-    }
     // White's king in the single corner 4 can only go to 8, where the king on 11 jumps it.
-    assert_eq!(probe(table, "W:WK4:BK11"), Value::Loss(2));
+    let drawn = ["W:WK14:BK23", "B:WK14:BK23", "W:WK10:BK23", "B:WK10:BK23"];
+    drawn_but_caught(table, &drawn, "W:WK4:BK11");
     let stats = table.stats();
     let kk = stats.iter().find(|s| s.material == KING_V_KING).unwrap();
     assert!(kk.draws * 2 > kk.positions, "mostly drawn: {kk:?}");
@@ -357,12 +331,9 @@ const LONG_DIAGONAL_10: [u32; 10] = [5, 10, 14, 19, 23, 28, 32, 37, 41, 46];
 /// on the far corner, the side to move must step onto the diagonal and is taken.
 #[test]
 fn international_king_against_king() {
-    let table = international();
-    for fen in ["W:WK28:BK24", "B:WK28:BK24", "W:WK33:BK18", "B:WK33:BK18"] {
-        assert_eq!(probe(table, fen), Value::Draw, "{fen}");
-    }
-    assert_eq!(probe(table, "W:WK5:BK46"), Value::Loss(2));
-    for (position, value) in table.positions_of(KING_V_KING) {
+    let drawn = ["W:WK28:BK24", "B:WK28:BK24", "W:WK33:BK18", "B:WK33:BK18"];
+    drawn_but_caught(international(), &drawn, "W:WK5:BK46");
+    for (position, value) in international().positions_of(KING_V_KING) {
         assert!(
             value == Value::Draw || value.distance().unwrap() <= 3,
             "{} {value:?}",
@@ -537,12 +508,7 @@ fn search_agrees_with_table<R: Rules>(table: &Tablebase<R>, longest: u32, draw_d
     );
 }
 
-#[test]
-fn search_finds_english_endgame_values() {
-    search_agrees_with_table(english(), 25, 14);
-}
-
-#[test]
-fn search_finds_international_endgame_values() {
-    search_agrees_with_table(international(), 15, 12);
+common::test_cases! {
+    search_finds_english_endgame_values: search_agrees_with_table(english(), 25, 14);
+    search_finds_international_endgame_values: search_agrees_with_table(international(), 15, 12);
 }

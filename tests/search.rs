@@ -1,22 +1,15 @@
 //! Search and engine facade: legal best moves everywhere, prompt stop, deterministic node counts.
 
-mod common;
+use crate::common;
 
-use common::SplitMix;
+use common::{SplitMix, serial};
 use damka::engine::{Engine, Event, Go};
 use damka::rules::Variant;
 use damka::search::tt::TranspositionTable;
 use damka::search::{Env, Limits, think};
 use damka::{Move, Position, Rules, with_variant};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// The tests of this file run one at a time: the timing checks must not share the two cores
-/// with the searches of the other tests.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// Positions reached by random playouts from the start.
 fn random_positions<R: Rules>(seed: u64, count: usize) -> Vec<Position<R>> {
@@ -81,14 +74,6 @@ fn best_moves_are_legal<R: Rules>() {
     }
 }
 
-#[test]
-fn best_moves_are_legal_in_every_variant() {
-    let _serial = one_at_a_time();
-    for variant in Variant::ALL {
-        with_variant!(variant, R => best_moves_are_legal::<R>());
-    }
-}
-
 /// Searches stopped by a node limit, mostly in the middle of an iteration (where the move
 /// that beat the previous best so far is played), still give a legal move.
 fn node_limited_best_moves_are_legal<R: Rules>() {
@@ -104,14 +89,6 @@ fn node_limited_best_moves_are_legal<R: Rules>() {
     }
 }
 
-#[test]
-fn node_limited_best_moves_are_legal_in_every_variant() {
-    let _serial = one_at_a_time();
-    for variant in Variant::ALL {
-        with_variant!(variant, R => node_limited_best_moves_are_legal::<R>());
-    }
-}
-
 fn node_counts_repeat<R: Rules>() {
     for position in random_positions::<R>(11, 5) {
         let first = search_fixed(&position, 6);
@@ -120,12 +97,21 @@ fn node_counts_repeat<R: Rules>() {
     }
 }
 
-#[test]
-fn fixed_depth_single_thread_is_deterministic() {
-    let _serial = one_at_a_time();
-    for variant in Variant::ALL {
-        with_variant!(variant, R => node_counts_repeat::<R>());
-    }
+/// Runs `check::<R>()` for the rules `R` of every variant, in the timed tests' turn.
+macro_rules! in_every_variant {
+    ($check:ident) => {{
+        let _serial = serial();
+        for variant in Variant::ALL {
+            with_variant!(variant, R => $check::<R>());
+        }
+    }};
+}
+
+common::test_cases! {
+    best_moves_are_legal_in_every_variant: in_every_variant!(best_moves_are_legal);
+    node_limited_best_moves_are_legal_in_every_variant:
+        in_every_variant!(node_limited_best_moves_are_legal);
+    fixed_depth_single_thread_is_deterministic: in_every_variant!(node_counts_repeat);
 }
 
 fn wait_best_move(events: &crossbeam_channel::Receiver<Event>, limit: Duration) -> Option<Move> {
@@ -153,7 +139,7 @@ fn assert_legal(engine: &Engine, best: Move) {
 
 #[test]
 fn stop_during_infinite_ends_it_with_a_legal_move() {
-    let _serial = one_at_a_time();
+    let _serial = serial();
     let (mut engine, events) = Engine::new();
     engine.set_variant(Variant::International).unwrap();
     engine
@@ -172,7 +158,7 @@ fn stop_during_infinite_ends_it_with_a_legal_move() {
 
 #[test]
 fn movetime_is_respected() {
-    let _serial = one_at_a_time();
+    let _serial = serial();
     let (mut engine, events) = Engine::new();
     let started = Instant::now();
     engine
@@ -192,7 +178,7 @@ fn movetime_is_respected() {
 
 #[test]
 fn a_finished_game_has_no_best_move() {
-    let _serial = one_at_a_time();
+    let _serial = serial();
     let (mut engine, events) = Engine::new();
     // White to move with no pieces left: the game is over.
     let game = damka::game::Game::<damka::rules::English>::from_fen("W:W:B1,2").unwrap();

@@ -1,6 +1,6 @@
 //! `damka show`: the text board, and SVG diagrams that Python's XML parser reads with the right pieces on the right squares.
 
-mod common;
+use crate::common;
 
 use common::process::run_damka;
 use common::{scratch, venv_python};
@@ -38,14 +38,9 @@ fn svg_summary(args: &[&str], name: &str) -> serde_json::Value {
     let run = run_damka(&all, b"", LIMIT);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let python = venv_python("pydraughts", "pydraughts==0.6.7");
-    let output = Command::new(python)
-        .args(["-c", SVG_SUMMARY, &path_text])
-        .output()
-        .expect("run python");
-    assert!(
-        output.status.success(),
-        "not well-formed XML:\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = common::succeeded(
+        Command::new(python).args(["-c", SVG_SUMMARY, &path_text]),
+        "reading the SVG as XML (not well-formed?)",
     );
     serde_json::from_slice(&output.stdout).expect("JSON")
 }

@@ -4,44 +4,23 @@
 //! the library's legal moves on random playouts need the program's own functions, so they
 //! are unit tests of the binary (`src/bin/damka/towers.rs`).
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use crate::common;
+
+use common::process::run_damka;
+use common::repo_root;
+use std::time::Duration;
 
 /// The test files, copied from the shared reference.
 fn data(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/comp10002")
-        .join(name);
+    let path = repo_root().join("tests/data/comp10002").join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
 /// Runs `damka towers` on `input`; returns stdout and the exit code.
 fn towers(input: &[u8]) -> (String, i32) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_damka"))
-        .arg("towers")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the damka binary runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(input)
-        .expect("stdin takes the input");
-    let output = child.wait_with_output().expect("damka towers finishes");
-    let code = output.status.code().expect("damka towers exits normally");
-    assert!(
-        output.stderr.is_empty(),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (
-        String::from_utf8(output.stdout).expect("the output is UTF-8"),
-        code,
-    )
+    let run = run_damka(&["towers"], input, Duration::from_secs(60));
+    assert!(run.stderr.is_empty(), "stderr: {}", run.stderr);
+    (run.stdout, run.code.expect("damka towers exits normally"))
 }
 
 fn check_distributed(test: &str) {
@@ -51,19 +30,10 @@ fn check_distributed(test: &str) {
     assert_eq!(code, 0);
 }
 
-#[test]
-fn test0_byte_for_byte() {
-    check_distributed("test0");
-}
-
-#[test]
-fn test1_byte_for_byte() {
-    check_distributed("test1");
-}
-
-#[test]
-fn test3_byte_for_byte() {
-    check_distributed("test3");
+common::test_cases! {
+    test0_byte_for_byte: check_distributed("test0");
+    test1_byte_for_byte: check_distributed("test1");
+    test3_byte_for_byte: check_distributed("test3");
 }
 
 /// The first `lines` lines of test0's expected output, each with its newline. The header

@@ -1,36 +1,29 @@
 //! `damka tune gen` and `damka tune patterns` as a user runs them: resumable, thread-count independent data, and a weights file the engine then loads.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use crate::common;
 
-fn damka() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_damka"))
+use common::process::{Run, run_damka, run_damka_ok};
+use common::scratch_dir;
+use std::path::Path;
+use std::time::Duration;
+
+/// Far longer than any of these runs takes.
+const LIMIT: Duration = Duration::from_secs(600);
+
+/// Runs `damka COMMAND ARGS`, failing the test with its output if it failed.
+fn succeed(command: &str, args: &[&str]) -> Run {
+    run_damka_ok(command, args, b"", LIMIT)
 }
 
-/// Runs `command` and returns its output, failing the test with its stderr if it failed.
-fn succeed(command: &mut Command) -> std::process::Output {
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-/// A fresh folder under the target directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tune-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A path as an argument.
+fn arg(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
 }
 
 /// Runs `damka tune gen` for international at depth 2; returns the file's text.
 fn generate(out: &Path, games: usize, threads: usize, resume: bool) -> String {
-    let mut command = damka();
-    command.args([
-        "tune",
+    let (games, threads) = (games.to_string(), threads.to_string());
+    let mut args = vec![
         "gen",
         "--variant",
         "international",
@@ -38,24 +31,18 @@ fn generate(out: &Path, games: usize, threads: usize, resume: bool) -> String {
         "2",
         "--seed",
         "9",
-    ]);
-    command.args([
-        "--games",
-        &games.to_string(),
-        "--threads",
-        &threads.to_string(),
-    ]);
-    command.arg("--out").arg(out);
+    ];
+    args.extend(["--games", &games, "--threads", &threads, "--out", arg(out)]);
     if resume {
-        command.arg("--resume");
+        args.push("--resume");
     }
-    succeed(&mut command);
+    succeed("tune", &args);
     std::fs::read_to_string(out).unwrap()
 }
 
 #[test]
 fn an_interrupted_gen_resumes_to_the_same_file() {
-    let dir = scratch("resume");
+    let dir = scratch_dir("tune-resume");
     let whole = generate(&dir.join("whole.txt"), 8, 1, false);
     assert_eq!(whole.matches("# game ").count(), 8);
     assert!(whole.lines().filter(|l| !l.starts_with('#')).count() > 8 * 20);
@@ -76,26 +63,24 @@ fn an_interrupted_gen_resumes_to_the_same_file() {
 
 #[test]
 fn fitted_patterns_load_in_the_engine_and_a_damaged_file_is_refused() {
-    let dir = scratch("patterns");
+    let dir = scratch_dir("tune-patterns");
     let data = dir.join("data.txt");
     generate(&data, 20, 2, false);
     let weights = dir.join("w.dkw");
     let output = succeed(
-        damka()
-            .args([
-                "tune",
-                "patterns",
-                "--variant",
-                "international",
-                "--epochs",
-                "2",
-            ])
-            .arg(&data)
-            .arg("--out")
-            .arg(&weights),
+        "tune",
+        &[
+            "patterns",
+            "--variant",
+            "international",
+            "--epochs",
+            "2",
+            arg(&data),
+            "--out",
+            arg(&weights),
+        ],
     );
-    let report = String::from_utf8_lossy(&output.stdout);
-    assert!(report.contains("held-out loss"), "{report}");
+    assert!(output.stdout.contains("held-out loss"), "{}", output.stdout);
     let bytes = std::fs::read(&weights).unwrap();
     assert!(bytes.starts_with(b"DAMKAEVL"));
     let damaged = dir.join("damaged.dkw");
@@ -109,20 +94,7 @@ fn fitted_patterns_load_in_the_engine_and_a_damaged_file_is_refused() {
         weights.display(),
         damaged.display()
     );
-    let mut child = damka()
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(session.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&output.stdout);
+    let text = run_damka(&[], session.as_bytes(), LIMIT).stdout;
     let errors: Vec<&str> = text
         .lines()
         .filter(|l| l.starts_with("info string error"))
@@ -142,39 +114,25 @@ fn pieces(fen: &str) -> usize {
 
 #[test]
 fn gen_with_tables_stops_at_the_tables_and_writes_scores_that_the_fit_blends() {
-    let dir = scratch("egtb-scores");
+    let dir = scratch_dir("tune-egtb-scores");
     let tables = dir.join("egtb");
     succeed(
-        damka()
-            .args([
-                "egtb",
-                "gen",
-                "--variant",
-                "english",
-                "--pieces",
-                "4",
-                "--dir",
-            ])
-            .arg(&tables),
+        "egtb",
+        &[
+            "gen",
+            "--variant",
+            "english",
+            "--pieces",
+            "4",
+            "--dir",
+            arg(&tables),
+        ],
     );
     let data = dir.join("data.txt");
-    succeed(
-        damka()
-            .args([
-                "tune",
-                "gen",
-                "--variant",
-                "english",
-                "--depth",
-                "3",
-                "--seed",
-                "4",
-            ])
-            .args(["--games", "12", "--scores", "--egtb"])
-            .arg(&tables)
-            .arg("--out")
-            .arg(&data),
-    );
+    let mut args = vec!["gen", "--variant", "english", "--depth", "3", "--seed", "4"];
+    args.extend(["--games", "12", "--scores", "--egtb", arg(&tables)]);
+    args.extend(["--out", arg(&data)]);
+    succeed("tune", &args);
     let text = std::fs::read_to_string(&data).unwrap();
     let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
     assert!(lines.len() > 12 * 10, "{text}");
@@ -189,16 +147,12 @@ fn gen_with_tables_stops_at_the_tables_and_writes_scores_that_the_fit_blends() {
     }
 
     // The fit reads the scores and blends every fitted label with them.
+    let weights = dir.join("w.dkw");
     let fitted = |extra: &[&str]| {
-        let output = succeed(
-            damka()
-                .args(["tune", "patterns", "--variant", "english", "--epochs", "1"])
-                .args(extra)
-                .arg(&data)
-                .arg("--out")
-                .arg(dir.join("w.dkw")),
-        );
-        String::from_utf8_lossy(&output.stderr).into_owned()
+        let mut args = vec!["patterns", "--variant", "english", "--epochs", "1"];
+        args.extend_from_slice(extra);
+        args.extend([arg(&data), "--out", arg(&weights)]);
+        succeed("tune", &args).stderr
     };
     let holdout_share = 0.05;
     let expected = (lines.len() as f64 * (1.0 - holdout_share)) as usize;

@@ -4,13 +4,14 @@
 //! engine fails a test instead of hanging it. The tests run one at a time (a global lock): the
 //! timing checks must not compete with each other for the CPU.
 
-mod common;
+use crate::common;
 
 use common::peer::{Peer, Silence};
+use common::serial;
 use damka::rules::Variant;
 use std::collections::HashSet;
 use std::process::ExitStatus;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
 /// Longest wait for any expected line.
@@ -19,9 +20,8 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 const AFTER_11_15_23_19: &str =
     "B:W19,21,22,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15";
 
-static SERIAL: Mutex<()> = Mutex::new(());
-
-/// A running `damka` ([`Peer`]) holding this file's turn, and the exchanges the tests repeat.
+/// A running `damka` ([`Peer`]) holding the timed tests' turn ([`serial`]), and the exchanges
+/// the tests repeat.
 struct Damka {
     peer: Peer,
     _serial: MutexGuard<'static, ()>,
@@ -39,9 +39,7 @@ struct Display {
 
 impl Damka {
     fn start() -> Damka {
-        let serial = SERIAL
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let serial = serial();
         Damka {
             peer: Peer::start(&[]),
             _serial: serial,
@@ -566,10 +564,7 @@ fn go_movestogo() {
 
 #[test]
 fn go_infinite_waits_for_stop_and_isready_is_answered_meanwhile() {
-    let mut damka = Damka::start();
-    damka.accepted("position startpos moves 11-15");
-    let legal = damka.display().legal;
-    damka.send("go infinite");
+    let (mut damka, legal) = Damka::searching(&["position startpos moves 11-15"], "go infinite");
     damka.quiet_for_infos(Duration::from_millis(300));
     // Order and liveness, not milliseconds: `readyok` comes while the search that only `stop`
     // ends goes on, and `stop` brings its one bestmove.
@@ -581,12 +576,8 @@ fn go_infinite_waits_for_stop_and_isready_is_answered_meanwhile() {
             .all(|l| l.starts_with("info depth")),
         "{lines:#?}"
     );
-    damka.send("stop");
-    let (_, best, _) = damka.bestmove();
-    assert!(legal.contains(&best), "{best} not in {legal:?}");
-    assert!(damka.sync().is_empty(), "exactly one bestmove");
-    // `stop` with no search does nothing.
-    damka.accepted("stop");
+    damka.ended_by("stop", &legal);
+    damka.no_second_bestmove_and_idle("stop");
 }
 
 #[test]
@@ -609,6 +600,34 @@ fn isready_during_a_timed_search() {
 }
 
 impl Damka {
+    /// damka, once each of `setup` is accepted, searching with `go`; the legal moves where it
+    /// searches.
+    fn searching(setup: &[&str], go: &str) -> (Damka, Vec<String>) {
+        let mut damka = Damka::start();
+        for command in setup {
+            damka.accepted(command);
+        }
+        let legal = damka.display().legal;
+        damka.send(go);
+        (damka, legal)
+    }
+
+    /// Sends `command`, which ends the search, and reads its bestmove, which must be one of
+    /// `legal`: the move and the ponder move.
+    fn ended_by(&mut self, command: &str, legal: &[String]) -> (String, Option<String>) {
+        self.send(command);
+        let (_, best, ponder) = self.bestmove();
+        assert!(legal.contains(&best), "{best} not in {legal:?}");
+        (best, ponder)
+    }
+
+    /// After a search's bestmove: no other comes (exactly one a `go`), and `command` then,
+    /// with no search to act on, does nothing.
+    fn no_second_bestmove_and_idle(&mut self, command: &str) {
+        assert!(self.sync().is_empty(), "exactly one bestmove");
+        self.accepted(command);
+    }
+
     /// Asserts that nothing but `info` lines is printed for `duration`.
     fn quiet_for_infos(&mut self, duration: Duration) {
         let deadline = Instant::now() + duration;
@@ -623,38 +642,30 @@ impl Damka {
 
 #[test]
 fn ponder_then_ponderhit() {
-    let mut damka = Damka::start();
-    damka.accepted("setoption name Ponder value true");
-    damka.accepted("position startpos moves 11-15 23-19");
-    let legal = damka.display().legal;
-    damka.send("go ponder wtime 300 btime 300");
+    let setup = [
+        "setoption name Ponder value true",
+        "position startpos moves 11-15 23-19",
+    ];
+    let (mut damka, legal) = Damka::searching(&setup, "go ponder wtime 300 btime 300");
     // Pondering is untimed: no bestmove although the clock would have run out.
     damka.quiet_for_infos(Duration::from_millis(500));
     let hit = Instant::now();
-    damka.send("ponderhit");
-    let (_, best, _) = damka.bestmove();
+    damka.ended_by("ponderhit", &legal);
     let after = hit.elapsed();
     assert!(
         after < Duration::from_millis(300),
         "bestmove {after:?} after ponderhit"
     );
-    assert!(legal.contains(&best), "{best} not in {legal:?}");
-    assert!(damka.sync().is_empty(), "exactly one bestmove");
-    // ponderhit with no ponder search is ignored.
-    damka.accepted("ponderhit");
+    damka.no_second_bestmove_and_idle("ponderhit");
 }
 
 #[test]
 fn ponder_then_stop() {
-    let mut damka = Damka::start();
-    damka.accepted("position startpos moves 11-15 23-19");
-    let legal = damka.display().legal;
-    damka.send("go ponder wtime 100000 btime 100000");
+    let setup = ["position startpos moves 11-15 23-19"];
+    let (mut damka, legal) = Damka::searching(&setup, "go ponder wtime 100000 btime 100000");
     damka.quiet_for_infos(Duration::from_millis(200));
     // The ponder search is untimed: its bestmove comes because of `stop`.
-    damka.send("stop");
-    let (_, best, ponder) = damka.bestmove();
-    assert!(legal.contains(&best), "{best} not in {legal:?}");
+    let (best, ponder) = damka.ended_by("stop", &legal);
     if let Some(ponder) = ponder {
         damka.accepted(&format!(
             "position startpos moves 11-15 23-19 {best} {ponder}"
@@ -992,26 +1003,23 @@ fn every_variant_plays_legal_moves() {
     }
 }
 
-#[test]
-fn end_of_input_stops_the_search_and_prints_its_bestmove() {
+/// A search that `go` starts, then `end` while it runs: the search's bestmove comes, then
+/// damka exits with status 0.
+fn ended_during_a_search(go: &str, end: fn(&mut Damka)) {
     let mut damka = Damka::start();
-    damka.send("go infinite");
+    damka.send(go);
     damka.quiet_for_infos(Duration::from_millis(100));
-    damka.close();
+    end(&mut damka);
     damka.bestmove();
     let status = damka.exit_status();
     assert!(status.success());
 }
 
-#[test]
-fn quit_stops_the_search_and_prints_its_bestmove() {
-    let mut damka = Damka::start();
-    damka.send("go ponder");
-    damka.quiet_for_infos(Duration::from_millis(100));
-    damka.send("quit");
-    damka.bestmove();
-    let status = damka.exit_status();
-    assert!(status.success());
+common::test_cases! {
+    end_of_input_stops_the_search_and_prints_its_bestmove:
+        ended_during_a_search("go infinite", Damka::close);
+    quit_stops_the_search_and_prints_its_bestmove:
+        ended_during_a_search("go ponder", |damka| damka.send("quit"));
 }
 
 #[test]
@@ -1023,15 +1031,7 @@ fn stress_rapid_position_go_stop_cycles() {
         damka.accepted(position);
         legal.push(damka.display().legal.into_iter().collect());
     }
-    let gos = [
-        "go infinite",
-        "go depth 2",
-        "go nodes 300",
-        "go movetime 2",
-        "go ponder",
-        "go wtime 50 btime 50",
-        "go depth 3 searchmoves 9-13 10-14",
-    ];
+    let gos = common::STRESS_GOS;
     const CYCLES: usize = 1000;
     let started = Instant::now();
     // First a few hundred cycles waiting for each bestmove, as a GUI would ...

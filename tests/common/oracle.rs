@@ -1,6 +1,6 @@
 //! The oracle side of the cross-checks: running the Python oracles and comparing their move sets (and winners) with damka's.
 
-use super::{repo_root, venv_python};
+use super::{repo_root, succeeded, venv_python};
 use damka::notation::fen::parse_fen;
 use damka::notation::number_of_bit;
 use damka::{Bits, Color, Move, Position, Rules};
@@ -60,30 +60,6 @@ pub fn cross_check<R: Rules>(library: Library, variant: &str, seed: u64, kings_e
     compare_with_kings::<R>(&lines, library.name(), kings_every);
 }
 
-/// One `#[test]` a line, `name: Rules, Library, "variant", seed, kings_every;` (doc comments
-/// allowed before a line): a [`cross_check`] each, so that they run in parallel and fail
-/// one by one. (Allowed unused, as the rest of `common`: only the cross-check files use it.)
-#[allow(unused_macros)]
-macro_rules! cross_checks {
-    ($($(#[$attr:meta])* $name:ident: $rules:ident, $library:ident, $variant:literal,
-       $seed:literal, $kings_every:literal;)*) => {
-        $(
-            $(#[$attr])*
-            #[test]
-            fn $name() {
-                crate::common::oracle::cross_check::<damka::rules::$rules>(
-                    crate::common::oracle::Library::$library,
-                    $variant,
-                    $seed,
-                    $kings_every,
-                );
-            }
-        )*
-    };
-}
-#[allow(unused_imports)]
-pub(crate) use cross_checks;
-
 /// The oracle lines of `library` for `variant`: `positions` positions from random games
 /// seeded with `seed`, with `extra` oracle arguments.
 pub fn run_oracle(
@@ -94,18 +70,14 @@ pub fn run_oracle(
     extra: &[&str],
 ) -> Vec<OracleLine> {
     let script = library.script();
-    let output = Command::new(library.python())
-        .arg(repo_root().join("tests/crosscheck").join(script))
-        .args(["--variant", variant])
-        .args(["--positions", &positions.to_string()])
-        .args(extra)
-        .args(["--seed", &seed.to_string()])
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {script}: {e}"));
-    assert!(
-        output.status.success(),
-        "{script} --variant {variant} failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = succeeded(
+        Command::new(library.python())
+            .arg(repo_root().join("tests/crosscheck").join(script))
+            .args(["--variant", variant])
+            .args(["--positions", &positions.to_string()])
+            .args(extra)
+            .args(["--seed", &seed.to_string()]),
+        &format!("{script} --variant {variant}"),
     );
     let text = String::from_utf8(output.stdout).expect("oracle output is UTF-8");
     let lines: Vec<OracleLine> = text

@@ -1,26 +1,24 @@
 //! The one driver of a running `damka` in the tests: lines in, lines out with the time each was read, stderr collected, every wait bounded.
 
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use damka::protocol::reader::spawn_line_reader;
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::thread::JoinHandle;
+use std::sync::mpsc::{Sender, channel};
 use std::time::{Duration, Instant};
 
 /// How many of the last lines (both directions) a failure message shows.
 const RECENT: usize = 80;
 
-/// `damka ARGS` with all three streams piped and logging off (RUST_LOG removed), for tests
-/// that read the pipes themselves.
+/// [`super::process::damka_command`] with all three streams piped, for tests that read the
+/// pipes themselves.
 pub fn damka_command(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_damka"));
+    let mut command = super::process::damka_command(args);
     command
-        .args(args)
-        .env_remove("RUST_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    super::without_default_tables(&mut command);
     command
 }
 
@@ -49,7 +47,9 @@ pub struct Peer {
     child: Child,
     input: Option<Sender<Vec<u8>>>,
     lines: Receiver<(Instant, String)>,
-    stderr: Option<JoinHandle<String>>,
+    stderr: Receiver<Vec<u8>>,
+    /// What damka wrote on stderr so far, as far as it was taken from `stderr`.
+    stderr_read: Vec<u8>,
     /// The last lines sent (`> `) and read (`< `), for failure messages.
     recent: VecDeque<String>,
     /// Said with every failure (for example the seed that replays a test).
@@ -62,7 +62,7 @@ impl Peer {
         let mut child = damka_command(args).spawn().expect("damka starts");
         let mut stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        let mut stderr = child.stderr.take().expect("piped stderr");
+        let stderr = child.stderr.take().expect("piped stderr");
         let (input, chunks) = channel::<Vec<u8>>();
         std::thread::spawn(move || {
             for chunk in chunks {
@@ -75,35 +75,20 @@ impl Peer {
                 }
             }
         });
-        let (sender, lines) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut buffer = Vec::new();
-            loop {
-                buffer.clear();
-                match reader.read_until(b'\n', &mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-                if buffer.last() == Some(&b'\n') {
-                    buffer.pop();
-                }
-                let line = String::from_utf8_lossy(&buffer).into_owned();
-                if sender.send((Instant::now(), line)).is_err() {
-                    break;
-                }
+        // Each line is timed as it is read, not when the test takes it.
+        let lines = spawn_line_reader("peer-stdout", BufReader::new(stdout), |mut bytes| {
+            if bytes.last() == Some(&b'\n') {
+                bytes.pop();
             }
+            Some((Instant::now(), String::from_utf8_lossy(&bytes).into_owned()))
         });
-        let stderr = std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = stderr.read_to_end(&mut bytes);
-            String::from_utf8_lossy(&bytes).into_owned()
-        });
+        let stderr = spawn_line_reader("peer-stderr", BufReader::new(stderr), Some);
         Peer {
             child,
             input: Some(input),
             lines,
-            stderr: Some(stderr),
+            stderr,
+            stderr_read: Vec::new(),
             recent: VecDeque::new(),
             note: String::new(),
         }
@@ -242,8 +227,21 @@ impl Peer {
                 Err(Silence::Timeout) => self.fail("stdout stays open after the exit"),
             }
         }
-        let stderr = self.stderr.take().expect("stderr collector").join();
-        (status, rest, stderr.unwrap_or_default())
+        // damka has exited: its stderr ends too.
+        self.stderr_read.extend(self.stderr.iter().flatten());
+        let stderr = String::from_utf8_lossy(&self.stderr_read).into_owned();
+        (status, rest, stderr)
+    }
+
+    /// True while the process runs.
+    pub fn running(&mut self) -> bool {
+        self.child.try_wait().expect("wait for damka").is_none()
+    }
+
+    /// What damka has written on stderr so far.
+    pub fn stderr_so_far(&mut self) -> String {
+        self.stderr_read.extend(self.stderr.try_iter().flatten());
+        String::from_utf8_lossy(&self.stderr_read).into_owned()
     }
 
     /// Panics with `message`, the note and the last lines in both directions.

@@ -18,16 +18,22 @@ pub struct Run {
     pub code: Option<i32>,
 }
 
-/// Runs `damka ARGS` with `input` on stdin (closed after it); panics when it takes longer
-/// than `limit` (the process is killed first).
-pub fn run_damka(args: &[&str], input: &[u8], limit: Duration) -> Run {
+/// `damka ARGS` as every test starts it: logging off (RUST_LOG removed), no colours, and no
+/// endgame tables from the default directory ([`super::without_default_tables`]).
+pub fn damka_command(args: &[&str]) -> Command {
     let mut command = Command::new(DAMKA);
     command
         .args(args)
         .env_remove("RUST_LOG")
         .env("NO_COLOR", "1");
     super::without_default_tables(&mut command);
-    let (run, finished) = run_limited(&mut command, input, limit);
+    command
+}
+
+/// Runs `damka ARGS` with `input` on stdin (closed after it); panics when it takes longer
+/// than `limit` (the process is killed first).
+pub fn run_damka(args: &[&str], input: &[u8], limit: Duration) -> Run {
+    let (run, finished) = run_limited(&mut damka_command(args), input, limit);
     assert!(
         finished,
         "damka {args:?} took more than {limit:?}:\n{}\n{}",

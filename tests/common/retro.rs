@@ -25,10 +25,12 @@
 
 use damka::board::{Bitboard, Bits, Dir, Geometry};
 use damka::notation::fen::write_fen;
+use damka::rules::{English, International, Russian};
 use damka::{Color, Position, Rules};
 use std::collections::{BinaryHeap, HashMap};
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// The game-theoretic value of a position for the side to move.
@@ -939,4 +941,34 @@ fn for_each_unmove<R: Rules>(
             }
         }
     }
+}
+
+/// Functions that each give a table built once for the whole test binary, by the first test
+/// that asks (the tests of `tests/retro.rs` and `tests/analyze.rs` share them); each build's
+/// report goes to stderr (`--nocapture` shows it).
+macro_rules! shared_tables {
+    ($($(#[$doc:meta])* $name:ident: $rules:ty = $build:expr;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name() -> &'static Tablebase<$rules> {
+                static TABLE: OnceLock<Tablebase<$rules>> = OnceLock::new();
+                TABLE.get_or_init(|| {
+                    let table = $build;
+                    eprintln!("{}:\n{}", stringify!($name), table.report());
+                    table
+                })
+            }
+        )*
+    };
+}
+
+shared_tables! {
+    /// English, every material of up to 4 pieces.
+    english: English = Tablebase::build(4);
+    /// International, every material of up to 3 pieces and of 4 kings (kings-only materials
+    /// are closed under moves, so the 4-king tables only need the 3-piece ones).
+    international: International =
+        Tablebase::build_classes(4, |m| m.total() <= 3 || m.men() == 0);
+    /// Russian, every material of up to 4 kings.
+    russian_kings: Russian = Tablebase::build_kings_only(4);
 }
