@@ -1,9 +1,5 @@
 //! Helpers shared by the integration tests (a module of the one test crate, `tests/integration.rs`); each test file takes what it needs from `crate::common`.
 
-// Every test binary compiles this module whole but uses only part of it, so the unused parts
-// would warn in each binary.
-#![allow(dead_code)]
-
 pub mod hub;
 pub mod oracle;
 pub mod peer;

@@ -121,15 +121,6 @@ pub struct Material {
 }
 
 impl Material {
-    /// The material of a position.
-    pub fn of<R: Rules>(position: &Position<R>) -> Self {
-        Self::of_bits(
-            position.pieces(Color::White),
-            position.pieces(Color::Black),
-            position.kings(),
-        )
-    }
-
     fn of_bits(white: Bitboard, black: Bitboard, kings: Bitboard) -> Self {
         Material {
             white_men: (white & !kings).count_ones() as u8,
@@ -494,16 +485,6 @@ impl<R: Rules> Tablebase<R> {
             position.kings(),
             position.side_to_move(),
         )
-    }
-
-    /// Most pieces of any position in the table.
-    pub fn max_pieces(&self) -> usize {
-        self.max_pieces
-    }
-
-    /// Wall-clock time the build took.
-    pub fn build_time(&self) -> Duration {
-        self.build_time
     }
 
     /// The materials held, in the order they were solved.
