@@ -180,12 +180,26 @@ fn pydraughts_successors(
 
 /// Every move is legal by pydraughts: its CBmove is one of pydraughts' moves, the board it
 /// returned is the position pydraughts reaches with that move, and CheckerBoard's domove()
-/// with the CBmove gives that board too.
+/// with the CBmove gives that board too. Where pydraughts has no move (a self-play game
+/// that ended before its last ply), getmove must leave the board as it was.
 fn judge(variant: &str, played: &[Played]) {
     let fens: BTreeSet<String> = played.iter().map(|p| p.before.clone()).collect();
     let oracle = pydraughts_successors(variant, &fens);
+    let pieces = |fen: &str| {
+        canonical(fen)
+            .split_once(':')
+            .map(|(_, rest)| rest.to_string())
+    };
     for p in played {
         let successors = &oracle[&p.before];
+        if successors.is_empty() {
+            assert_eq!(
+                pieces(&p.before),
+                pieces(&p.after),
+                "{variant}: a move in a finished game: {p:?}"
+            );
+            continue;
+        }
         let reached = successors
             .get(&p.cbmove)
             .unwrap_or_else(|| panic!("{variant}: {p:?} is not a legal move: {successors:?}"));
@@ -204,13 +218,13 @@ fn the_host_plays_legal_moves_in_english_russian_and_brazilian() {
     let english = moves(&lines);
     assert!(english.len() >= 30, "{lines:?}");
     // Positions that need care: a forced capture, two double jumps from one square, a triple
-    // jump, a king's double jump, kings only, kings and men.
+    // jump, a king's double jump, kings only, kings and men, a lost game (no white piece).
     let positions = "W:W22,25,29,30,31,32:B1,2,3,18\nB:W18,19,26,27:B15,1,2\n\
                      W:W30,28:B25,17,10,3,4\nB:W30,26,19,11:BK23,5\nW:WK10,K14,K23:BK1,K29,K32\n\
-                     B:WK19,24,28,K5:BK13,K22,2,3,12\n";
+                     B:WK19,24,28,K5:BK13,K22,2,3,12\nW:W:B2,19,21,K25\n";
     let lines = run_host(&["21", "0.05", "positions"], positions);
     let tricky = moves(&lines);
-    assert_eq!(tricky.len(), 6, "{lines:?}");
+    assert_eq!(tricky.len(), 7, "{lines:?}");
     judge("english", &[english, tricky].concat());
     for (gametype, variant) in [("25", "russian"), ("26", "brazilian")] {
         let lines = run_host(&[gametype, "0.02", "selfplay", "40"], "");
