@@ -455,7 +455,7 @@ impl CbEngine {
         status: &mut dyn FnMut(&str),
     ) -> Result<(Move, Option<Score>), String> {
         while self.events.try_recv().is_ok() {}
-        let search = self.engine.go(go).map_err(|e| e.to_string())?;
+        let search = self.engine.go(go);
         let mut score = None;
         let mut stopped = false;
         let best = loop {
@@ -797,8 +797,10 @@ mod tests {
             )
             .unwrap();
         assert!(answer.cbmove.is_some());
+        // Well within: the clock, not `maxtime` (100 s), set the budget; the bound is loose
+        // because a loaded machine stretches any wall time.
         assert!(
-            started.elapsed() < Duration::from_secs(1),
+            started.elapsed() < Duration::from_secs(30),
             "{:?}",
             started.elapsed()
         );

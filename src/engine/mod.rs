@@ -330,7 +330,7 @@ impl Engine {
 
     /// Starts a search; returns at once with its number, which its events carry. A search still
     /// running is stopped first (it sends its own `BestMove`).
-    pub fn go(&mut self, go: Go) -> Result<u64, EngineError> {
+    pub fn go(&mut self, go: Go) -> u64 {
         self.finish_search();
         let id = self.searches;
         let book = self.book_request(&go);
@@ -343,10 +343,10 @@ impl Engine {
             egtb: self.egtb.as_ref().map(|l| Arc::clone(&l.tables)),
             book,
             skill_seed: self.rng.next_u64(),
-        })?;
+        });
         self.searches += 1;
         self.search = Some(handle);
-        Ok(id)
+        id
     }
 
     /// The book a `go` may answer from: with `Book` on, a book of the current variant, and a

@@ -2,7 +2,7 @@
 //! dispatches into the monomorphised rules, notation and search.
 
 use super::search_thread::{SearchHandle, SearchPlan, run_search};
-use super::{EngineError, Event, Go, Options};
+use super::{Event, Go, Options};
 use crate::any_game::AnyGame;
 use crate::book::{Book, Choice, choose};
 use crate::egtb::probe::Tables;
@@ -45,7 +45,7 @@ pub trait Session: Send {
     /// The game's result, if it is over, as text.
     fn outcome(&self) -> Option<String>;
     /// Starts a search on its own threads.
-    fn start_search(&self, request: SearchRequest) -> Result<SearchHandle, EngineError>;
+    fn start_search(&self, request: SearchRequest) -> SearchHandle;
 }
 
 /// Everything a search needs besides the position.
@@ -183,10 +183,10 @@ impl<R: Rules> Session for GameSession<R> {
         self.game.outcome_text()
     }
 
-    fn start_search(&self, request: SearchRequest) -> Result<SearchHandle, EngineError> {
+    fn start_search(&self, request: SearchRequest) -> SearchHandle {
         let root = *self.position();
         if let Some(answer) = self.book_answer(&request) {
-            return Ok(answer);
+            return answer;
         }
         let id = request.id;
         let plan = SearchPlan::new(
@@ -220,11 +220,11 @@ impl<R: Rules> Session for GameSession<R> {
             .name("search-0".into())
             .spawn(move || run_search::<R>(root, limits, env, events, id))
             .expect("the system can start a search thread");
-        Ok(SearchHandle {
+        SearchHandle {
             control,
             pondering: plan.pondering,
             thread,
-        })
+        }
     }
 }
 

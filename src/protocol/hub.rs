@@ -572,11 +572,7 @@ impl Hub {
             variant: self.variant.variant,
             layout: self.variant.layout,
         });
-        if let Err(error) = engine.go(go) {
-            // Every `go` gets its `done`.
-            log::debug!("hub: go refused: {error}");
-            self.output.last_line("done");
-        }
+        engine.go(go);
     }
 }
 

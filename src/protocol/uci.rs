@@ -437,9 +437,7 @@ impl Uci {
         if let Some(outcome) = engine.session().outcome() {
             self.info_string(&format!("game over: {outcome}"));
         }
-        if let Err(error) = engine.go(go) {
-            self.refuse(&error.to_string());
-        }
+        engine.go(go);
     }
 
     fn display(&mut self, engine: &Engine) {

@@ -458,7 +458,7 @@ impl<'a> Session<'a> {
         let started = self
             .engine
             .set_position(AnyGame::from(current.game.clone()))
-            .and_then(|()| self.engine.go(go));
+            .map(|()| self.engine.go(go));
         match started {
             Ok(search) => current.searching = Some(search),
             Err(e) => {

@@ -36,9 +36,7 @@ pub fn think(engine: &mut Engine, events: &Receiver<Event>, limit: Limit) -> Tho
     // stray one must not be mistaken for this search's answer.
     while events.try_recv().is_ok() {}
     let mut thought = Thought::default();
-    if engine.go(limit.go()).is_err() {
-        return thought;
-    }
+    engine.go(limit.go());
     while let Ok(event) = events.recv() {
         match event {
             Event::Info(info) if info.multipv == 1 => thought.info = Some(info),
