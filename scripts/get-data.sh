@@ -4,12 +4,21 @@
 # Fetches the published self-play chunks (data/README.md) of the given variants (all when
 # none is given) into data/selfplay/ as the `FEN;RESULT` text files `damka tune` reads, and
 # checks each against data/selfplay.sha256. The chunks are not in main's tree: they are kept,
-# xz-compressed, in the commit named below, which main's history holds; a shallow clone
-# fetches that one commit first. Needs git, xz and sha256sum.
+# xz-compressed, in the commits named below, which main's history holds; a shallow clone
+# fetches the commits it needs first. Needs git, xz and sha256sum.
 set -euo pipefail
 
-# The commit whose tree holds data/selfplay/*.txt.xz (the last one before they left the tree).
+# The commits whose trees hold data/selfplay/*.txt.xz: every chunk of the first fits (the last
+# commit before they left the tree), then English's table-adjudicated chunks `english2-*`
+# (a commit that added them; the next one removed them again).
 HOLDER=67c419c498ce428eb9c2a031e028c2dbe43d2aa0
+HOLDER_ENGLISH2=02ff2aafeeb7867ff9543cf352b5f9484b5ee2e6
+holder_of() {
+    case "$1" in
+        selfplay/english2-*) echo "$HOLDER_ENGLISH2" ;;
+        *) echo "$HOLDER" ;;
+    esac
+}
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$DAMKA_ROOT"
@@ -30,11 +39,14 @@ else
     done
 fi
 
-if ! git cat-file -e "$HOLDER^{commit}" 2>/dev/null; then
-    echo "fetching commit $HOLDER (the clone does not hold it)" >&2
-    git fetch --quiet --depth 1 origin "$HOLDER" \
-        || die "cannot fetch $HOLDER: run 'git fetch --unshallow' in a clone of damka's repository and try again"
-fi
+holders=$(while read -r _ entry; do [ -z "$entry" ] || holder_of "$entry"; done <<< "$wanted" | sort -u)
+for holder in $holders; do
+    if ! git cat-file -e "$holder^{commit}" 2>/dev/null; then
+        echo "fetching commit $holder (the clone does not hold it)" >&2
+        git fetch --quiet --depth 1 origin "$holder" \
+            || die "cannot fetch $holder: run 'git fetch --unshallow' in a clone of damka's repository and try again"
+    fi
+done
 
 mkdir -p data/selfplay
 fetched=0
@@ -46,8 +58,9 @@ while read -r hash entry; do
         kept=$((kept + 1))
         continue
     fi
-    git show "$HOLDER:data/$entry.xz" | xz -dc > "$target.part" \
-        || die "cannot extract data/$entry.xz from $HOLDER"
+    holder=$(holder_of "$entry")
+    git show "$holder:data/$entry.xz" | xz -dc > "$target.part" \
+        || die "cannot extract data/$entry.xz from $holder"
     mv "$target.part" "$target"
     fetched=$((fetched + 1))
 done <<< "$wanted"
