@@ -640,10 +640,12 @@ mod tests {
         let set = crate::eval::EvalSet {
             weights: crate::eval::weights::INTERNATIONAL,
             patterns: Some(std::sync::Arc::new(patterns.clone())),
+            network: None,
         };
         let expected = set.evaluate(&position);
         let without = crate::eval::EvalSet {
             patterns: None,
+            network: None,
             ..set.clone()
         };
         assert_ne!(expected, without.evaluate(&position), "the tables count");

@@ -41,9 +41,11 @@
 //!   blended with the other tapered terms.
 
 pub mod defaults;
+pub mod network;
 pub mod patterns;
 pub mod weights;
 
+pub use network::Network;
 pub use patterns::Patterns;
 pub use weights::{Weights, weights};
 
@@ -74,12 +76,17 @@ pub struct EvalSet {
     pub weights: Weights,
     /// The block tables, or `None` for an evaluation without them.
     pub patterns: Option<std::sync::Arc<Patterns>>,
+    /// A network that replaces the whole evaluation ([`network`]), or `None`.
+    pub network: Option<std::sync::Arc<Network>>,
 }
 
 impl EvalSet {
     /// Scores `position` for the side to move with this set.
     #[inline]
     pub fn evaluate<R: Rules>(&self, position: &Position<R>) -> i32 {
+        if let Some(network) = &self.network {
+            return network.evaluate(position);
+        }
         score::<R>(position, &self.weights, self.patterns.as_deref())
     }
 }
@@ -93,6 +100,9 @@ pub enum EvalFile {
     Text(String),
     /// A binary weights file with block tables ([`patterns`]) and the other weights as text.
     Patterns(std::sync::Arc<Patterns>),
+    /// A network file ([`network`]): English only, as its inputs are English's 32 squares
+    /// and it was fitted to English games.
+    Network(std::sync::Arc<Network>),
 }
 
 /// The board family (10 or 8) whose block tables `variant`'s evaluation can use, or `None`
@@ -114,6 +124,16 @@ impl EvalFile {
     /// or the text form; the error says what is wrong.
     pub fn read(bytes: &[u8], variant: crate::rules::Variant) -> Result<EvalFile, String> {
         let base = weights::for_variant(variant);
+        if Network::is_network_file(bytes) {
+            if variant != crate::rules::Variant::English {
+                return Err(format!(
+                    "a network file evaluates English only, not {}",
+                    variant.name()
+                ));
+            }
+            let network = Network::from_bytes(bytes).map_err(|e| e.to_string())?;
+            return Ok(EvalFile::Network(std::sync::Arc::new(network)));
+        }
         if Patterns::is_weights_file(bytes) {
             let family = pattern_family(variant).ok_or_else(|| {
                 format!(
@@ -140,7 +160,15 @@ impl EvalFile {
             EvalFile::Text(text) => Some(EvalSet {
                 weights: base.parse_text(text).ok()?,
                 patterns: None,
+                network: None,
             }),
+            EvalFile::Network(network) => {
+                (variant == crate::rules::Variant::English).then(|| EvalSet {
+                    weights: *base,
+                    patterns: None,
+                    network: Some(std::sync::Arc::clone(network)),
+                })
+            }
             EvalFile::Patterns(patterns) => {
                 if pattern_family(variant) != Some(patterns.family) {
                     return None;
@@ -148,6 +176,7 @@ impl EvalFile {
                 Some(EvalSet {
                     weights: base.parse_text(&patterns.text).ok()?,
                     patterns: Some(std::sync::Arc::clone(patterns)),
+                    network: None,
                 })
             }
         }
@@ -596,7 +625,11 @@ mod tests {
     };
 
     /// Every position of `games` random playouts of up to `plies` plies from the start.
-    fn playout_positions<R: Rules>(seed: u64, games: usize, plies: usize) -> Vec<Position<R>> {
+    pub(super) fn playout_positions<R: Rules>(
+        seed: u64,
+        games: usize,
+        plies: usize,
+    ) -> Vec<Position<R>> {
         let mut rng = SplitMix(seed);
         let mut out = Vec::new();
         for _ in 0..games {
@@ -624,7 +657,7 @@ mod tests {
     }
 
     /// The colour-flipped mirror: colours swapped, board rotated, the other side to move.
-    fn flipped<R: Rules>(position: &Position<R>) -> Position<R> {
+    pub(super) fn flipped<R: Rules>(position: &Position<R>) -> Position<R> {
         Position::from_parts(
             rotate::<R::Geometry>(position.pieces(Color::Black)),
             rotate::<R::Geometry>(position.pieces(Color::White)),
@@ -737,6 +770,7 @@ mod tests {
         let set = |patterns: Patterns| EvalSet {
             weights: *weights::<R>(),
             patterns: Some(std::sync::Arc::new(patterns)),
+            network: None,
         };
         let (with_kings, without) = (set(patterns), set(men_only));
         let mut positions = playout_positions::<R>(0x4B, 30, 200);

@@ -227,6 +227,9 @@ pub(crate) struct Searcher<'a, R: Rules> {
     /// reductions go on (Scan passes `prune = false` down the reduced search, which turns
     /// off its ProbCut only).
     probcut_nesting: u32,
+    /// The network's first-layer sums of the last position evaluated, when the evaluation
+    /// in force is a network (`EvalFile`): the next evaluation updates them.
+    network_state: Box<crate::eval::network::NetworkState>,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -253,6 +256,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             pv: vec![Vec::new(); MAX_PLY + 1],
             root_improvement: None,
             probcut_nesting: 0,
+            network_state: Box::default(),
             rules: std::marker::PhantomData,
         }
     }
@@ -907,9 +911,13 @@ impl<'a, R: Rules> Searcher<'a, R> {
 
     /// The static evaluation, with the weights in force.
     #[inline(always)]
-    fn evaluate(&self, position: &Position<R>) -> i32 {
+    fn evaluate(&mut self, position: &Position<R>) -> i32 {
         match &self.shared.weights {
             None => evaluate(position),
+            Some(EvalSet {
+                network: Some(network),
+                ..
+            }) => network.evaluate_from(position, &mut self.network_state),
             Some(set) => set.evaluate(position),
         }
     }

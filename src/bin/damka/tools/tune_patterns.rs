@@ -561,6 +561,7 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
         (_, Some((_, weights))) => EvalSet {
             weights: **weights,
             patterns: None,
+            network: None,
         },
         (Some(path), None) => {
             let bytes =
@@ -572,6 +573,7 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
         (None, None) => EvalSet {
             weights: *for_variant(R::VARIANT),
             patterns: damka::eval::default_patterns::<R>().map(|p| Arc::new(p.clone())),
+            network: None,
         },
     };
     let start = start_set.weights;
@@ -602,6 +604,7 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
     let linear_start = EvalSet {
         weights: start,
         patterns: None,
+        network: None,
     };
     let k = fit_k(&samples[..cut.min(200_000)], &start);
     let lambda = config.lambda.clamp(0.0, 1.0);
@@ -798,6 +801,7 @@ fn fit_patterns<R: Rules>(config: &PatternConfig, command: &str) -> Result<(), S
             .parse_text(&patterns.text)
             .map_err(|e| format!("the fitted weights' text: {e}"))?,
         patterns: (!config.linear_only).then(|| Arc::new(patterns.clone())),
+        network: None,
     };
     let check = &samples[cut..];
     let (start_log, start_mse) = real_losses(check, &start_set, k);
@@ -1027,6 +1031,7 @@ mod tests {
         let set = EvalSet {
             weights: start,
             patterns: Some(Arc::new(patterns.clone())),
+            network: None,
         };
         let model = Model {
             theta: start.to_vec().iter().map(|&v| f64::from(v)).collect(),

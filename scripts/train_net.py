@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Fits an English evaluation network (src/eval/network.rs) to damka's self-play files and writes a DAMKANET file.
+
+Experimental (branch `nn`, issue 44 item 3). Needs numpy and torch (pip install numpy torch).
+
+  python3 scripts/train_net.py prepare OUT.npz FILE...     # FEN;RESULT[;SCORE] lines -> arrays
+  python3 scripts/train_net.py train OUT.npz NET.pt [--hidden 256] [--epochs 8] [--threads 2]
+  python3 scripts/train_net.py export NET.pt NET.bin [--hidden 256] [--k 0.009083]
+
+The held-out positions are the last 5% of the files given (the last games), as in
+`damka tune patterns`, so its held-out loss and this one compare on the same positions.
+K is the scale of the pattern fit on the same files (`# ... K = ...` in its log): the network's
+logit divided by K is its score in centi-men.
+"""
+import argparse, math, struct, sys, time
+
+
+def side(text):
+    men = kings = 0
+    for token in text.split(','):
+        if token.startswith('K'):
+            kings |= 1 << (int(token[1:]) - 1)
+        elif token:
+            men |= 1 << (int(token) - 1)
+    return men, kings
+
+
+def prepare(args):
+    import numpy as np
+    cols = {k: [] for k in ('wm', 'wk', 'bm', 'bk', 'stm', 'res')}
+    for name in args.files:
+        for line in open(name):
+            if line.startswith('#') or ';' not in line:
+                continue
+            fen, result = line.strip().split(';')[:2]
+            mover, white, black = fen.split(':')
+            wm, wk = side(white[1:])
+            bm, bk = side(black[1:])
+            for key, value in zip(('wm', 'wk', 'bm', 'bk'), (wm, wk, bm, bk)):
+                cols[key].append(value)
+            cols['stm'].append(1 if mover == 'W' else 0)
+            cols['res'].append(float(result))
+    np.savez(args.out, **{k: np.array(v, np.float32 if k == 'res' else np.uint32) for k, v in cols.items()})
+    print(len(cols['wm']), 'positions')
+
+
+def network(hidden):
+    import torch.nn as nn, torch
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = nn.Linear(128, hidden)
+            self.l2 = nn.Linear(hidden, 32)
+            self.l3 = nn.Linear(32, 32)
+            self.l4 = nn.Linear(32, 1)
+
+        def forward(self, x):
+            x = torch.clamp(self.l1(x), 0, 1)
+            x = torch.clamp(self.l2(x), 0, 1)
+            x = torch.clamp(self.l3(x), 0, 1)
+            return self.l4(x).squeeze(1)
+    return Net()
+
+
+def turned(x):
+    """Square s -> 31 - s (half a turn of the board), for 32-bit masks."""
+    import numpy as np
+    x = x.astype(np.uint64)
+    out = np.zeros_like(x)
+    for s in range(32):
+        out |= ((x >> np.uint64(s)) & np.uint64(1)) << np.uint64(31 - s)
+    return out.astype(np.uint32)
+
+
+def train(args):
+    import numpy as np, torch
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    d = np.load(args.data)
+    n = len(d['wm'])
+    held = math.ceil(n * 0.05)
+    cut = n - held
+    white = d['stm'].astype(bool)
+    # The side to move's view: own men, own kings, enemy men, enemy kings; Black sees the
+    # board turned.
+    planes = np.stack([
+        np.where(white, d['wm'], turned(d['bm'])), np.where(white, d['wk'], turned(d['bk'])),
+        np.where(white, d['bm'], turned(d['wm'])), np.where(white, d['bk'], turned(d['wk']))], 1)
+    planes = torch.from_numpy(planes.astype(np.int64))
+    labels = torch.from_numpy(np.where(white, d['res'], 1.0 - d['res']).astype(np.float32))
+    bits = 1 << torch.arange(32, dtype=torch.int64)
+
+    def inputs(idx):
+        return ((planes[idx].unsqueeze(2) & bits) != 0).float().reshape(len(idx), 128)
+    net = network(args.hidden)
+    lr = args.lr
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    loss_fn = torch.nn.functional.binary_cross_entropy_with_logits
+
+    def held_loss():
+        with torch.no_grad():
+            total = 0.0
+            for a in range(cut, n, 65536):
+                idx = torch.arange(a, min(n, a + 65536))
+                total += loss_fn(net(inputs(idx)), labels[idx], reduction='sum').item()
+            return total / held
+    print(f'{n} positions, {held} held out, hidden {args.hidden}', flush=True)
+    best = held_loss()
+    print(f'start: held-out loss {best:.6f}', flush=True)
+    for epoch in range(args.epochs):
+        start = time.time()
+        perm = torch.randperm(cut)
+        total, batches = 0.0, 0
+        for a in range(0, cut, args.batch):
+            idx = perm[a:a + args.batch]
+            loss = loss_fn(net(inputs(idx)), labels[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item()
+            batches += 1
+        h = held_loss()
+        print(f'epoch {epoch}: fitted loss {total / batches:.6f}, held-out loss {h:.6f}, lr {lr}, {time.time() - start:.0f} s', flush=True)
+        if h < best:
+            best = h
+            torch.save(net.state_dict(), args.out)
+        else:
+            lr /= 4
+            for group in opt.param_groups:
+                group['lr'] = lr
+    print(f'best held-out loss {best:.6f}, written to {args.out}')
+
+
+def export(args):
+    import torch
+    sd = torch.load(args.net)
+
+    def floats(t):
+        return t.detach().numpy().astype('<f4').tobytes()
+    body = b'DAMKANET' + struct.pack('<HHHH', 1, 128, args.hidden, 32) + struct.pack('<f', 1.0 / args.k)
+    for layer in ('l1', 'l2', 'l3'):
+        body += floats(sd[layer + '.weight'].T.contiguous()) + floats(sd[layer + '.bias'])
+    body += floats(sd['l4.weight'].reshape(-1)) + floats(sd['l4.bias'])
+    checksum = 0xcbf29ce484222325  # FNV-1a 64, as src/eval/patterns.rs
+    for byte in body:
+        checksum = ((checksum ^ byte) * 0x100000001b3) & 0xffffffffffffffff
+    open(args.out, 'wb').write(body + struct.pack('<Q', checksum))
+    print(len(body) + 8, 'bytes written to', args.out)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest='command', required=True)
+    p = sub.add_parser('prepare')
+    p.add_argument('out')
+    p.add_argument('files', nargs='+')
+    p.set_defaults(run=prepare)
+    p = sub.add_parser('train')
+    p.add_argument('data')
+    p.add_argument('out')
+    p.add_argument('--hidden', type=int, default=256)
+    p.add_argument('--epochs', type=int, default=8)
+    p.add_argument('--threads', type=int, default=2)
+    p.add_argument('--batch', type=int, default=8192)
+    p.add_argument('--lr', type=float, default=1e-3)
+    p.add_argument('--seed', type=int, default=1)
+    p.set_defaults(run=train)
+    p = sub.add_parser('export')
+    p.add_argument('net')
+    p.add_argument('out')
+    p.add_argument('--hidden', type=int, default=256)
+    p.add_argument('--k', type=float, default=0.009083)
+    p.set_defaults(run=export)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
