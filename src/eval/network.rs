@@ -51,10 +51,23 @@ pub const HIDDEN: usize = 256;
 pub const SMALL: usize = 32;
 /// The largest score the network gives, in centi-men: far below the search's won scores.
 pub const MAX_SCORE: i32 = 10_000;
-/// The first layer is summed in integers, its weights scaled by this: sums are then exact
-/// whatever order pieces are added and taken away in, so a sum updated move by move equals
-/// one made afresh, and the score does not depend on the path the search took.
-const FIRST_SCALE: f32 = 4096.0;
+/// The first layer is summed in 16-bit integers, its weights scaled by this (2^9): sums are
+/// then exact whatever order pieces are added and taken away in, so a sum updated move by move
+/// equals one made afresh, and the score does not depend on the path the search took. At this
+/// scale the fitted network's held-out loss does not change in the fourth decimal.
+const FIRST_SCALE: f32 = 512.0;
+/// A first-layer activation of 1 in integers (2^7): a sum becomes `clamp(sum >> 2, 0, 128)`.
+const ACTIVATION_ONE: i16 = 128;
+/// `FIRST_SCALE / ACTIVATION_ONE` as a shift.
+const ACTIVATION_SHIFT: u32 = 2;
+/// The weights after the first layer are 16-bit integers scaled by this (2^13), so that two
+/// products of an activation and a weight sum in one 32-bit lane (x86's `pmaddwd`). With the
+/// activations at 1/128, the fitted network's held-out loss grows by 0.0001.
+const SECOND_SCALE: f32 = 8192.0;
+/// Sums after the first layer are in units of `1 / (ACTIVATION_ONE * SECOND_SCALE)` (2^-20).
+const LAYER_UNIT: f32 = 1.0 / (128.0 * 8192.0);
+/// `SECOND_SCALE` as a shift: a sum becomes an activation as `clamp(sum >> 13, 0, 128)`.
+const LAYER_SHIFT: u32 = 13;
 
 const MAGIC: &[u8; 8] = b"DAMKANET";
 const VERSION: u16 = 1;
@@ -68,13 +81,16 @@ pub struct Network {
     /// The file's checksum: two networks are the same when their files are.
     checksum: u64,
     scale: f32,
-    first: Box<[[i32; HIDDEN]; INPUTS]>,
-    first_bias: [i32; HIDDEN],
-    second: Box<[[f32; SMALL]; HIDDEN]>,
-    second_bias: [f32; SMALL],
-    third: [[f32; SMALL]; SMALL],
-    third_bias: [f32; SMALL],
-    output: [f32; SMALL],
+    first: Box<[[i16; HIDDEN]; INPUTS]>,
+    first_bias: [i16; HIDDEN],
+    /// The second layer's weights two inputs at a time: row `k` holds, for each output `j`,
+    /// the weights from inputs `2k` and `2k + 1` side by side (the order `pmaddwd` reads).
+    second: Box<[[i16; 2 * SMALL]; HIDDEN / 2]>,
+    second_bias: [i32; SMALL],
+    /// The third layer's weights, laid out as the second's.
+    third: [[i16; 2 * SMALL]; SMALL / 2],
+    third_bias: [i32; SMALL],
+    output: [i16; SMALL],
     output_bias: f32,
 }
 
@@ -188,29 +204,30 @@ impl Network {
             scale,
             first: Box::new([[0; HIDDEN]; INPUTS]),
             first_bias: [0; HIDDEN],
-            second: Box::new([[0.0; SMALL]; HIDDEN]),
-            second_bias: [0.0; SMALL],
-            third: [[0.0; SMALL]; SMALL],
-            third_bias: [0.0; SMALL],
-            output: [0.0; SMALL],
+            second: Box::new([[0; 2 * SMALL]; HIDDEN / 2]),
+            second_bias: [0; SMALL],
+            third: [[0; 2 * SMALL]; SMALL / 2],
+            third_bias: [0; SMALL],
+            output: [0; SMALL],
             output_bias: 0.0,
         };
         let mut row = [0.0; HIDDEN];
         for target in network.first.iter_mut() {
             floats.fill(&mut row)?;
-            *target = quantized(&row)?;
+            *target = quantized(&row, FIRST_SCALE, "first-layer")?;
         }
         floats.fill(&mut row)?;
-        network.first_bias = quantized(&row)?;
-        for row in network.second.iter_mut() {
-            floats.fill(row)?;
-        }
-        floats.fill(&mut network.second_bias)?;
-        for row in network.third.iter_mut() {
-            floats.fill(row)?;
-        }
-        floats.fill(&mut network.third_bias)?;
-        floats.fill(&mut network.output)?;
+        network.first_bias = quantized(&row, FIRST_SCALE, "first-layer")?;
+        check_first_layer_bound(&network.first, &network.first_bias)?;
+        read_layer(
+            &mut floats,
+            &mut network.second[..],
+            &mut network.second_bias,
+        )?;
+        read_layer(&mut floats, &mut network.third, &mut network.third_bias)?;
+        let mut outputs = [0.0; SMALL];
+        floats.fill(&mut outputs)?;
+        network.output = quantized(&outputs, SECOND_SCALE, "output")?;
         network.output_bias = floats.next()?;
         Ok(network)
     }
@@ -232,7 +249,7 @@ impl Network {
             .zip(&state.planes)
             .map(|(now, before)| (now ^ before).count_ones())
             .sum();
-        if !state.valid || changes > REFRESH_CHANGES {
+        if state.network != Some(self.checksum) || changes > REFRESH_CHANGES {
             self.refresh::<R>(&planes, state);
         } else {
             let previous = state.planes;
@@ -247,17 +264,18 @@ impl Network {
             state.planes = planes;
         }
         let view = usize::from(position.side_to_move() == Color::Black);
-        let mut first = [0.0f32; HIDDEN];
-        for (value, &sum) in first.iter_mut().zip(&state.sums[view]) {
-            *value = sum as f32 * (1.0 / FIRST_SCALE);
+        let mut activations = [0i16; HIDDEN];
+        for (activation, &sum) in activations.iter_mut().zip(&state.sums[view]) {
+            *activation = (sum >> ACTIVATION_SHIFT).clamp(0, ACTIVATION_ONE);
         }
-        let second = layer(&first, &self.second, &self.second_bias);
-        let third = layer(&second, &self.third, &self.third_bias);
-        let mut out = self.output_bias;
-        for (value, weight) in third.iter().zip(&self.output) {
-            out += value.clamp(0.0, 1.0) * weight;
-        }
-        out
+        let second = dense(&activations, &self.second[..], &self.second_bias);
+        let third = dense(&small_activations(&second), &self.third, &self.third_bias);
+        let out: i32 = small_activations(&third)
+            .iter()
+            .zip(&self.output)
+            .map(|(&value, &weight)| i32::from(value) * i32::from(weight))
+            .sum();
+        out as f32 * LAYER_UNIT + self.output_bias
     }
 
     /// Makes both views' sums afresh from `planes`.
@@ -270,7 +288,7 @@ impl Network {
             }
         }
         state.planes = *planes;
-        state.valid = true;
+        state.network = Some(self.checksum);
     }
 
     /// Adds (or takes away) the piece of `plane` (white men, white kings, black men, black
@@ -279,6 +297,7 @@ impl Network {
     #[inline(always)]
     fn update<R: Rules, const ADD: bool>(&self, state: &mut NetworkState, plane: usize, bit: u32) {
         let square = usize::from(R::Geometry::SQUARE_OF[bit as usize]);
+        // Each sum stays within `i16` (check_first_layer_bound), whatever the order.
         let white_row = &self.first[plane * 32 + square];
         let black_row = &self.first[(plane ^ 2) * 32 + 31 - square];
         let [white, black] = &mut state.sums;
@@ -324,15 +343,17 @@ fn planes_of<R: Rules>(position: &Position<R>) -> [Bitboard; 4] {
 /// Black to move), kept by each search thread.
 #[derive(Clone)]
 pub struct NetworkState {
-    valid: bool,
+    /// The checksum of the network whose sums these are, or `None` before the first: sums
+    /// of another network (after `EvalFile` changed) are made afresh.
+    network: Option<u64>,
     planes: [Bitboard; 4],
-    sums: [[i32; HIDDEN]; 2],
+    sums: [[i16; HIDDEN]; 2],
 }
 
 impl Default for NetworkState {
     fn default() -> Self {
         NetworkState {
-            valid: false,
+            network: None,
             planes: [0; 4],
             sums: [[0; HIDDEN]; 2],
         }
@@ -341,40 +362,161 @@ impl Default for NetworkState {
 
 impl std::fmt::Debug for NetworkState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "NetworkState(valid {})", self.valid)
+        write!(f, "NetworkState(network {:?})", self.network)
     }
 }
 
-/// The first layer's weights as integers (see [`FIRST_SCALE`]).
-fn quantized(row: &[f32; HIDDEN]) -> Result<[i32; HIDDEN], NetworkError> {
-    let mut out = [0; HIDDEN];
+/// Weights as 16-bit integers at `scale`; a weight beyond the range is refused.
+fn quantized<const N: usize>(
+    row: &[f32; N],
+    scale: f32,
+    layer: &str,
+) -> Result<[i16; N], NetworkError> {
+    let mut out = [0; N];
     for (target, &weight) in out.iter_mut().zip(row) {
-        if weight.abs() > 64.0 {
+        let scaled = (weight * scale).round();
+        if scaled.abs() > f32::from(i16::MAX) {
             return Err(NetworkError(format!(
-                "first-layer weight {weight} is out of range"
+                "{layer} weight {weight} is out of range"
             )));
         }
-        *target = (weight * FIRST_SCALE).round() as i32;
+        *target = scaled as i16;
     }
     Ok(out)
 }
 
-/// One fully connected layer after clipping its inputs to `[0, 1]`: each input's row is
-/// added in turn, so the compiler keeps the 32 sums in vector registers.
-#[inline(always)]
-fn layer<const N: usize>(
-    inputs: &[f32; N],
-    weights: &[[f32; SMALL]; N],
-    bias: &[f32; SMALL],
-) -> [f32; SMALL] {
+/// Refuses a first layer whose 16-bit sums could overflow: for each neuron, its bias and the
+/// largest weight of each square (one piece a square at most) must stay within `i16`. Every
+/// sum the search makes, updated or afresh, is the sum of a board's pieces, so it holds then.
+fn check_first_layer_bound(
+    first: &[[i16; HIDDEN]; INPUTS],
+    bias: &[i16; HIDDEN],
+) -> Result<(), NetworkError> {
+    for neuron in 0..HIDDEN {
+        let mut bound = i32::from(bias[neuron]).abs();
+        for square in 0..32 {
+            bound += (0..4)
+                .map(|plane| i32::from(first[plane * 32 + square][neuron]).abs())
+                .max()
+                .unwrap_or(0);
+        }
+        if bound > i32::from(i16::MAX) {
+            return Err(NetworkError(format!(
+                "first-layer neuron {neuron} can reach {} and overflow",
+                bound as f32 / FIRST_SCALE
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Reads a layer after the first: its weights input by input (each row one input's weights to
+/// the 32 outputs), stored two inputs a row as [`dense`] reads them, then its 32 biases.
+fn read_layer(
+    floats: &mut Floats<'_>,
+    rows: &mut [[i16; 2 * SMALL]],
+    bias: &mut [i32; SMALL],
+) -> Result<(), NetworkError> {
+    let mut outputs = [0.0; SMALL];
+    for input in 0..2 * rows.len() {
+        floats.fill(&mut outputs)?;
+        let weights = quantized(&outputs, SECOND_SCALE, "hidden-layer")?;
+        for (output, weight) in weights.into_iter().enumerate() {
+            rows[input / 2][2 * output + input % 2] = weight;
+        }
+    }
+    floats.fill(&mut outputs)?;
+    for (target, value) in bias.iter_mut().zip(outputs) {
+        if value.abs() > 64.0 {
+            return Err(NetworkError(format!(
+                "hidden-layer bias {value} is out of range"
+            )));
+        }
+        *target = (value / LAYER_UNIT).round() as i32;
+    }
+    Ok(())
+}
+
+/// A layer's sums as the next layer's activations: clipped to `[0, 1]`, at 1/128.
+fn small_activations(sums: &[i32; SMALL]) -> [i16; SMALL] {
+    sums.map(|sum| (sum >> LAYER_SHIFT).clamp(0, i32::from(ACTIVATION_ONE)) as i16)
+}
+
+/// A fully connected layer to 32 outputs in integers (units [`LAYER_UNIT`]): the bias plus,
+/// for each pair of inputs, both products in one step. The sums cannot overflow: activations
+/// are at most 128, weights `i16`, biases at most 64 (2^26 units), so 256 inputs reach at most
+/// 2^30 + 2^26. Exact, so every implementation gives the same sums.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+fn dense(activations: &[i16], weights: &[[i16; 2 * SMALL]], bias: &[i32; SMALL]) -> [i32; SMALL] {
+    dense_portable(activations, weights, bias)
+}
+
+/// [`dense`] on any processor, in the order of its vector form.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "avx2"))))]
+fn dense_portable(
+    activations: &[i16],
+    weights: &[[i16; 2 * SMALL]],
+    bias: &[i32; SMALL],
+) -> [i32; SMALL] {
+    debug_assert_eq!(activations.len(), 2 * weights.len());
     let mut sums = *bias;
-    for (input, row) in inputs.iter().zip(weights) {
-        let x = input.clamp(0.0, 1.0);
-        for (sum, weight) in sums.iter_mut().zip(row) {
-            *sum += x * weight;
+    for (pair, row) in activations.chunks_exact(2).zip(weights) {
+        let (a, b) = (i32::from(pair[0]), i32::from(pair[1]));
+        for (sum, both) in sums.iter_mut().zip(row.chunks_exact(2)) {
+            *sum += a * i32::from(both[0]) + b * i32::from(both[1]);
         }
     }
     sums
+}
+
+/// [`dense`] with AVX2: each step multiplies a pair of activations by the pair's weights for
+/// eight outputs and adds both products into each output's lane (`pmaddwd`), four registers
+/// for the 32 outputs. A compiler does not find this form by itself: written as plain loops
+/// the layer took three times as long (docs/bench.md).
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn dense(activations: &[i16], weights: &[[i16; 2 * SMALL]], bias: &[i32; SMALL]) -> [i32; SMALL] {
+    // SAFETY: this build is compiled for processors with AVX2 (`target_feature = "avx2"`),
+    // so the processor running it has the instructions the function uses.
+    unsafe { dense_avx2(activations, weights, bias) }
+}
+
+/// [`dense`]'s AVX2 body.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[target_feature(enable = "avx2")]
+fn dense_avx2(
+    activations: &[i16],
+    weights: &[[i16; 2 * SMALL]],
+    bias: &[i32; SMALL],
+) -> [i32; SMALL] {
+    use std::arch::x86_64::{
+        __m256i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_set1_epi32,
+        _mm256_storeu_si256,
+    };
+    debug_assert_eq!(activations.len(), 2 * weights.len());
+    let mut sums: [__m256i; 4] = [0, 1, 2, 3].map(|quarter| {
+        let lanes = &bias.as_chunks::<8>().0[quarter];
+        // SAFETY: the load reads 32 bytes through a pointer made from a reference to exactly
+        // 32 bytes (`[i32; 8]`), valid for reads; `loadu` asks no alignment.
+        unsafe { _mm256_loadu_si256(lanes.as_ptr().cast()) }
+    });
+    for (pair, row) in activations.chunks_exact(2).zip(weights) {
+        // Both activations in every 32-bit lane: the low half the even input, the high half
+        // the odd one, as the weights are laid out.
+        let both = u32::from(pair[0] as u16) | (u32::from(pair[1] as u16) << 16);
+        let inputs = _mm256_set1_epi32(both as i32);
+        for (sum, lanes) in sums.iter_mut().zip(row.as_chunks::<16>().0) {
+            // SAFETY: as above, 32 bytes from a reference to `[i16; 16]`.
+            let weights = unsafe { _mm256_loadu_si256(lanes.as_ptr().cast()) };
+            *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(inputs, weights));
+        }
+    }
+    let mut out = [0i32; SMALL];
+    for (sum, lanes) in sums.iter().zip(out.as_chunks_mut::<8>().0) {
+        // SAFETY: the store writes 32 bytes through a pointer made from a unique reference to
+        // exactly 32 bytes (`[i32; 8]`); `storeu` asks no alignment.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), *sum) };
+    }
+    out
 }
 
 #[cfg(test)]
@@ -405,7 +547,7 @@ mod tests {
                 .zip(&state.planes)
                 .map(|(now, before)| (now ^ before).count_ones())
                 .sum();
-            updated += usize::from(state.valid && changes <= REFRESH_CHANGES);
+            updated += usize::from(state.network.is_some() && changes <= REFRESH_CHANGES);
             let logit = network.logit_from(position, &mut state);
             assert_eq!(
                 logit.to_bits(),
@@ -420,6 +562,65 @@ mod tests {
             "{updated} of {}",
             positions.len()
         );
+    }
+
+    #[test]
+    fn a_layer_gives_the_same_sums_on_every_processor() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..50 {
+            let activations: [i16; HIDDEN] = std::array::from_fn(|_| match next() % 4 {
+                0 => 0,
+                1 => ACTIVATION_ONE,
+                _ => (next() % 129) as i16,
+            });
+            let mut weights = Box::new([[0i16; 2 * SMALL]; HIDDEN / 2]);
+            for weight in weights.as_flattened_mut() {
+                *weight = if round % 10 == 0 {
+                    if next() % 2 == 0 {
+                        i16::MAX
+                    } else {
+                        i16::MIN + 1
+                    }
+                } else {
+                    next() as i16
+                };
+            }
+            let bias: [i32; SMALL] =
+                std::array::from_fn(|_| (next() % 2_000_001) as i32 - 1_000_000);
+            assert_eq!(
+                dense(&activations, &weights[..], &bias),
+                dense_portable(&activations, &weights[..], &bias)
+            );
+        }
+    }
+
+    #[test]
+    fn sums_of_another_network_are_made_afresh() {
+        let busy = busy_network();
+        let other = Network::from_bytes(&file_with(100.0, |i| ((i * 104_729) % 89) as f32 / 89.0 - 0.5))
+            .expect("a valid file");
+        let mut state = NetworkState::default();
+        for position in playout_positions::<English>(5, 4, 60) {
+            busy.logit_from(&position, &mut state);
+            assert_eq!(
+                other.logit_from(&position, &mut state).to_bits(),
+                other.logit(&position).to_bits()
+            );
+        }
+    }
+
+    #[test]
+    fn a_first_layer_that_could_overflow_is_refused() {
+        // 32 squares of weight 3 reach 96 > 64 (i16::MAX / 512).
+        let bytes = file_with(100.0, |i| if i < INPUTS * HIDDEN { 3.0 } else { 0.0 });
+        let refused = Network::from_bytes(&bytes).unwrap_err();
+        assert!(refused.0.contains("overflow"), "{refused}");
     }
 
     #[test]
