@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Fits an English evaluation network (src/eval/network.rs) to damka's self-play files and writes a DAMKANET file.
 
-Experimental (branch `nn`, issue 44 item 3). Needs numpy and torch (pip install numpy torch).
+English's built-in network (src/eval/data/english.dnet) was fitted this way; docs/nets.md has
+the commands. Needs numpy and torch (pip install numpy torch).
 
   python3 scripts/train_net.py prepare OUT.npz FILE...     # FEN;RESULT[;SCORE] lines -> arrays
   python3 scripts/train_net.py train OUT.npz NET.pt [--hidden 256] [--epochs 8] [--threads 2]

@@ -4,6 +4,7 @@
 //! weights too, as text; build.rs turns that text into the constants of `weights.rs`, which
 //! lets the compiler fold them.
 
+use super::network::Network;
 use super::patterns::Patterns;
 use crate::rules::Variant;
 use std::sync::LazyLock;
@@ -31,6 +32,22 @@ pub const FRISIAN_FILE: &[u8] = include_bytes!("data/frisian.dkw");
 
 /// The frysk! weights file.
 pub const FRYSK_FILE: &[u8] = include_bytes!("data/frysk.dkw");
+
+/// The English network file ([`super::network`]): English's built-in evaluation, fitted by
+/// `scripts/train_net.py` (docs/nets.md). The English weights file above stays for
+/// `EvalFile` and for the tuner, which starts from its weights.
+pub const ENGLISH_NETWORK_FILE: &[u8] = include_bytes!("data/english.dnet");
+
+static ENGLISH_NETWORK: LazyLock<Network> = LazyLock::new(|| {
+    Network::from_bytes(ENGLISH_NETWORK_FILE).expect("the built-in English network file is valid")
+});
+
+/// The built-in network of `variant`, or `None` for a variant evaluated by its weights and
+/// block tables.
+#[inline(always)]
+pub fn network_for(variant: Variant) -> Option<&'static Network> {
+    (variant == Variant::English).then(|| &*ENGLISH_NETWORK)
+}
 
 /// The block tables of each built-in file, read at their first use: `NAME = FILE, board
 /// size, name in the panic message`.

@@ -603,8 +603,10 @@ mod tests {
     #[test]
     fn sums_of_another_network_are_made_afresh() {
         let busy = busy_network();
-        let other = Network::from_bytes(&file_with(100.0, |i| ((i * 104_729) % 89) as f32 / 89.0 - 0.5))
-            .expect("a valid file");
+        let other = Network::from_bytes(&file_with(100.0, |i| {
+            ((i * 104_729) % 89) as f32 / 89.0 - 0.5
+        }))
+        .expect("a valid file");
         let mut state = NetworkState::default();
         for position in playout_positions::<English>(5, 4, 60) {
             busy.logit_from(&position, &mut state);

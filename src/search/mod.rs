@@ -228,7 +228,8 @@ pub(crate) struct Searcher<'a, R: Rules> {
     /// off its ProbCut only).
     probcut_nesting: u32,
     /// The network's first-layer sums of the last position evaluated, when the evaluation
-    /// in force is a network (`EvalFile`): the next evaluation updates them.
+    /// in force is a network (English's built-in one or an `EvalFile`): the next evaluation
+    /// updates them.
     network_state: Box<crate::eval::network::NetworkState>,
     rules: std::marker::PhantomData<R>,
 }
@@ -913,7 +914,10 @@ impl<'a, R: Rules> Searcher<'a, R> {
     #[inline(always)]
     fn evaluate(&mut self, position: &Position<R>) -> i32 {
         match &self.shared.weights {
-            None => evaluate(position),
+            None => match crate::eval::defaults::network_for(R::VARIANT) {
+                Some(network) => network.evaluate_from(position, &mut self.network_state),
+                None => evaluate(position),
+            },
             Some(EvalSet {
                 network: Some(network),
                 ..
