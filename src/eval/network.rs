@@ -472,7 +472,7 @@ fn dense_portable(
 /// [`dense`] with AVX2: each step multiplies a pair of activations by the pair's weights for
 /// eight outputs and adds both products into each output's lane (`pmaddwd`), four registers
 /// for the 32 outputs. A compiler does not find this form by itself: written as plain loops
-/// the layer took three times as long (docs/bench.md).
+/// the layer took three times as long (docs/journal.md, "The network in integers").
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 fn dense(activations: &[i16], weights: &[[i16; 2 * SMALL]], bias: &[i32; SMALL]) -> [i32; SMALL] {
     // SAFETY: this build is compiled for processors with AVX2 (`target_feature = "avx2"`),
