@@ -281,7 +281,6 @@ impl Network {
     /// Makes both views' sums afresh from `planes`.
     fn refresh<R: Rules>(&self, planes: &[Bitboard; 4], state: &mut NetworkState) {
         state.sums = [self.first_bias, self.first_bias];
-        state.planes = [0; 4];
         for (plane, &set) in planes.iter().enumerate() {
             for bit in Bits(set) {
                 self.update::<R, true>(state, plane, bit);
