@@ -9,7 +9,9 @@ the commands. Needs numpy and torch (pip install numpy torch).
   python3 scripts/train_net.py export NET.pt NET.bin [--hidden 256] [--k 0.009083]
 
 The held-out positions are the last 5% of the files given (the last games), as in
-`damka tune patterns`, so its held-out loss and this one compare on the same positions.
+`damka tune patterns`, so its held-out loss and this one compare on the same positions;
+`--held-out N` holds out the last N instead, so that a fit with more data in front keeps
+the held-out positions of an earlier one.
 K is the scale of the pattern fit on the same files (`# ... K = ...` in its log): the network's
 logit divided by K is its score in centi-men.
 """
@@ -80,7 +82,7 @@ def train(args):
     torch.manual_seed(args.seed)
     d = np.load(args.data)
     n = len(d['wm'])
-    held = math.ceil(n * 0.05)
+    held = args.held_out if args.held_out is not None else math.ceil(n * 0.05)
     cut = n - held
     white = d['stm'].astype(bool)
     # The side to move's view: own men, own kings, enemy men, enemy kings; Black sees the
@@ -166,6 +168,8 @@ def main():
     p.add_argument('--batch', type=int, default=8192)
     p.add_argument('--lr', type=float, default=1e-3)
     p.add_argument('--seed', type=int, default=1)
+    p.add_argument('--held-out', type=int, default=None,
+                   help='positions held out at the end of the data (default: 5%%)')
     p.set_defaults(run=train)
     p = sub.add_parser('export')
     p.add_argument('net')

@@ -169,3 +169,97 @@ fn gen_with_tables_stops_at_the_tables_and_writes_scores_that_the_fit_blends() {
     std::fs::write(&data, damaged).unwrap();
     assert!(fitted(&[]).contains("(1 bad lines skipped)"));
 }
+
+#[test]
+fn endings_carry_the_tables_result_and_relabel_mends_old_labels() {
+    let dir = scratch_dir("tune-endings");
+    let tables = dir.join("egtb");
+    let mut args = vec!["gen", "--variant", "english", "--pieces", "4"];
+    args.extend(["--dir", arg(&tables)]);
+    succeed("egtb", &args);
+
+    // Random endings: the asked number, two to four pieces with one a side at least, every
+    // result a table's, the same file for the same seed.
+    let endings = |seed: &str, out: &Path| {
+        let mut args = vec!["endings", "--variant", "english", "--positions", "400"];
+        args.extend(["--seed", seed, "--egtb", arg(&tables), "--out", arg(out)]);
+        succeed("tune", &args);
+        std::fs::read_to_string(out).unwrap()
+    };
+    let text = endings("5", &dir.join("a.txt"));
+    assert_eq!(text.lines().count(), 400, "{text}");
+    let mut results = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let (fen, result) = line.split_once(';').unwrap();
+        assert!((2..=4).contains(&pieces(fen)), "{line}");
+        assert!(fen.split(':').skip(1).all(|side| side.len() > 1), "{line}");
+        assert!(["1", "0.5", "0"].contains(&result), "{line}");
+        results.insert(result);
+    }
+    assert_eq!(results.len(), 3, "wins, draws and losses all drawn: {text}");
+    assert_eq!(endings("5", &dir.join("b.txt")), text);
+    assert_ne!(endings("6", &dir.join("c.txt")), text);
+    // More pieces than the tables hold is refused with a reason.
+    let mut args = vec![
+        "tune",
+        "endings",
+        "--variant",
+        "english",
+        "--positions",
+        "10",
+    ];
+    args.extend(["--max-pieces", "5", "--egtb", arg(&tables)]);
+    let refused_out = dir.join("d.txt");
+    args.extend(["--out", arg(&refused_out)]);
+    let refused = run_damka(&args, b"", LIMIT);
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("hold up to 4 pieces"),
+        "{}",
+        refused.stderr
+    );
+
+    // Relabel: two kings against a lone king far away win (a checkers fact: the lone king
+    // cannot hold both double corners), a king against a king with no capture in sight is a
+    // draw; positions beyond the tables or with a capture pending keep their label, and a
+    // score follows the new result.
+    let old = dir.join("old.txt");
+    let lines = [
+        "# game 0",
+        "W:WK1,K3:BK30;0.5",
+        "W:WK1:BK32;1",
+        "B:WK1,K3:BK30;0.5;-40",
+        "W:W21,22,23,24,25:B1,2,3,4,5;0",
+        "W:WK14:BK9,K32;0.5",
+    ];
+    std::fs::write(&old, lines.join("\n") + "\n").unwrap();
+    let new = dir.join("new.txt");
+    let log = succeed(
+        "tune",
+        &[
+            "relabel",
+            "--egtb",
+            arg(&tables),
+            arg(&old),
+            "--out",
+            arg(&new),
+        ],
+    )
+    .stderr;
+    let relabelled = std::fs::read_to_string(&new).unwrap();
+    assert_eq!(
+        relabelled.lines().collect::<Vec<_>>(),
+        [
+            "# game 0",
+            "W:WK1,K3:BK30;1",
+            "W:WK1:BK32;0.5",
+            "B:WK1,K3:BK30;1;2000",
+            "W:W21,22,23,24,25:B1,2,3,4,5;0",
+            "W:WK14:BK9,K32;0.5",
+        ]
+    );
+    assert!(
+        log.contains("5 positions, 3 held by the tables, 3 of them with a new result"),
+        "{log}"
+    );
+}

@@ -177,6 +177,18 @@ enum TuneCommand {
     ///
     /// Example: damka tune gen --variant international --games 2000 --depth 7 --out data.txt
     Gen(crate::tools::tune::GenConfig),
+    /// Write random quiet endings with the endgame tables' result as `FEN;RESULT` lines (the
+    /// result from White's side), data for a fit beside `gen`'s games, which stop where the
+    /// tables begin.
+    ///
+    /// Example: damka tune endings --egtb ~/.local/share/damka/egtb --positions 1000000 --out endings.txt
+    Endings(crate::tools::tune_endings::EndingsConfig),
+    /// Copy `FEN;RESULT[;SCORE]` files, replacing the result of each quiet position the
+    /// endgame tables hold by theirs (games played without tables label their endings with
+    /// what a shallow search made of them).
+    ///
+    /// Example: damka tune relabel --egtb ~/.local/share/damka/egtb data/selfplay/english-00*.txt --out english-relabelled.txt
+    Relabel(crate::tools::tune_endings::RelabelConfig),
     /// Fit the block tables of the pattern evaluation and the other weights to `FEN;RESULT`
     /// lines by logistic regression and write a checked binary weights file (`EvalFile`
     /// loads it; docs/tools.md).
@@ -292,6 +304,8 @@ fn run_tune(command: TuneCommand) -> i32 {
     use crate::tools::{tune, tune_fit};
     match command {
         TuneCommand::Gen(config) => tune::run_gen(&config),
+        TuneCommand::Endings(config) => crate::tools::tune_endings::run_endings(&config),
+        TuneCommand::Relabel(config) => crate::tools::tune_endings::run_relabel(&config),
         TuneCommand::Patterns(config) => {
             let command: Vec<String> = std::env::args().collect();
             crate::tools::tune_patterns::run_patterns(&config, &command.join(" "))

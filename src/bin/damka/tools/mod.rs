@@ -12,6 +12,7 @@ pub mod show;
 pub mod svg;
 pub mod training_data;
 pub mod tune;
+pub mod tune_endings;
 pub mod tune_fit;
 pub mod tune_patterns;
 
