@@ -1,7 +1,7 @@
 //! The host's side of CheckerBoard's API: a game as a CheckerBoard host hands it to an engine (board, colour, `set gamehist`) and the reading of the engine's answer, for `damka cb-engine`.
 
 use super::{
-    Board8x8, CbMove, GameType, board_fen, board_of_position, cb_color, cb_move_text,
+    Board8x8, COMMAND_SIZE, CbMove, GameType, board_fen, board_of_position, cb_color, cb_move_text,
     describe_cbmove, move_of_cbmove, move_to_board, with_gametype,
 };
 use crate::game::Game;
@@ -22,7 +22,8 @@ pub struct HostPosition {
     pub color: i32,
     /// The `set gamehist ...` command CheckerBoard sends before `getmove` (its
     /// `send_game_history`): the position after the last capture or man move, in
-    /// CheckerBoard's numbers, then the king moves since, `from-to`.
+    /// CheckerBoard's numbers, then the king moves since, `from-to`; shortened to the most
+    /// recent moves when the line would not fit the API's 256-byte command array.
     pub gamehist: String,
     /// The number of legal moves (CheckerBoard calls no engine without one).
     pub legal_moves: usize,
@@ -60,19 +61,16 @@ fn host_position_of<R: Rules>(
     let positions: Vec<Position<R>> = game.positions().copied().collect();
     let played: Vec<_> = game.moves().copied().collect();
     let since = positions.len() - 1 - game.reversible_plies() as usize;
-    let root = &positions[since];
-    let mut gamehist = format!(
-        "set gamehist {}",
-        board_fen(
-            &board_of_position(root),
-            cb_color(root.side_to_move()),
-            gametype
-        )
-    );
-    for mv in &played[since..] {
-        gamehist.push(' ');
-        gamehist.push_str(&cb_move_text::<R>(mv));
-    }
+    // CheckerBoard sends every king move since the last conversion (its `send_game_history`
+    // has no bound), but the API declares `char command[256]`, and an engine may copy the
+    // line into that many bytes: Cake 1.89 does (`strcpy` into a 256-byte array), and a long
+    // king ending overran it and crashed the engine's process (docs/journal.md, "Endings
+    // the tables label"). So the oldest moves are dropped, the history starting at a later
+    // position, until the line fits with its NUL; a repetition needs only the recent ones.
+    let gamehist = (since..positions.len())
+        .map(|first| gamehist_from::<R>(gametype, &positions[first], &played[first..]))
+        .find(|line| line.len() < COMMAND_SIZE)
+        .expect("a line without moves fits");
     Ok(HostPosition {
         gametype,
         board: board_of_position(&position),
@@ -81,6 +79,27 @@ fn host_position_of<R: Rules>(
         legal_moves: position.legal_moves().len(),
         fen: write_fen(&position),
     })
+}
+
+/// `set gamehist FEN MOVES`: `root` as CheckerBoard writes a FEN, then `moves` played from it.
+fn gamehist_from<R: Rules>(
+    gametype: GameType,
+    root: &Position<R>,
+    moves: &[crate::position::Move],
+) -> String {
+    let mut line = format!(
+        "set gamehist {}",
+        board_fen(
+            &board_of_position(root),
+            cb_color(root.side_to_move()),
+            gametype
+        )
+    );
+    for mv in moves {
+        line.push(' ');
+        line.push_str(&cb_move_text::<R>(mv));
+    }
+    line
 }
 
 /// An engine's answer that is no legal move: what it played, in a few characters (a board
@@ -156,6 +175,36 @@ mod tests {
             "set gamehist B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
         );
         assert_eq!(start.legal_moves, 7);
+    }
+
+    #[test]
+    fn a_long_king_ending_sends_only_the_recent_moves_that_fit_the_command_array() {
+        // Kings walking to and fro: 60 reversible plies, far more than 255 bytes of moves.
+        let cycle = ["30-26", "3-7", "26-30", "7-3"];
+        let moves: Vec<&str> = cycle.iter().copied().cycle().take(60).collect();
+        let host = host_position(GameType::English, Some("W:WK30,31:BK3,14"), &moves).unwrap();
+        assert!(host.gamehist.len() < COMMAND_SIZE, "{}", host.gamehist);
+        let fields: Vec<&str> = host.gamehist.split(' ').collect();
+        let kept = &fields[3..];
+        // Most of the moves still fit; they are the last ones, from the position they
+        // were played in.
+        assert!(kept.len() > 20, "{}", host.gamehist);
+        assert_eq!(kept, &moves[moves.len() - kept.len()..]);
+        let start = board_fen(
+            &board_of_position(&parse_fen::<English>("W:WK30,31:BK3,14").unwrap()),
+            CB_WHITE,
+            GameType::English,
+        );
+        assert_eq!(
+            fields[2] == start,
+            kept.len().is_multiple_of(4),
+            "{}",
+            host.gamehist
+        );
+        // A short history is sent whole, as CheckerBoard sends it.
+        let short =
+            host_position(GameType::English, Some("W:WK30,31:BK3,14"), &moves[..8]).unwrap();
+        assert_eq!(short.gamehist.split(' ').count(), 3 + 8);
     }
 
     #[test]
