@@ -903,11 +903,9 @@ mod tests {
         let full_count = |position: &Position<R>| lead_divisors(position, weights::<R>()) == (1, 1);
         //
         // A network's score saturates where its fitted win chance is near certain (English's
-        // tops out about 750): among such positions its order is noise, so it is held to the
-        // rule where both scores are within 500, and there in all but 1% of the pairs. The
-        // pairs it gets wrong are endings of three to eight pieces, most of them kings, rare
-        // in its data (games were adjudicated by tables); two kings against one scored 66 to
-        // 85 (docs/nets.md).
+        // won endings score 900 and more): among such positions its order is noise, so it is
+        // held to the rule where both scores are within 500, and there in all but 1% of the
+        // pairs (docs/nets.md, "What it does not know").
         let network = defaults::network_for(R::VARIANT).is_some();
         let positions = quiet_small_positions::<R>(0xC0FFEE ^ R::VARIANT as u64, 10_000, 5);
         assert!(positions.len() > 500, "{} positions", positions.len());
