@@ -115,7 +115,7 @@ fn result_text(outcome: Option<Outcome>) -> &'static str {
 
 /// The tables' result of `position` from White's point of view, when they hold it and no
 /// capture is pending (a position with a capture is about to change; the search resolves it).
-fn table_result<R: Rules>(tables: &Tables, position: &Position<R>) -> Option<&'static str> {
+pub fn table_result<R: Rules>(tables: &Tables, position: &Position<R>) -> Option<&'static str> {
     let white_wins = match tables.probe_settled(position)? {
         Value::Draw => return Some("0.5"),
         Value::Win(_) => position.side_to_move() == Color::White,

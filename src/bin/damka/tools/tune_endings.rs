@@ -15,9 +15,8 @@
 //! position the tables hold by theirs (a score by the clamped win or 0 of `tune gen
 //! --scores`).
 
-use super::tune::{SCORE_CLAMP, is_quiet};
+use super::tune::{SCORE_CLAMP, is_quiet, table_result};
 use damka::board::Geometry;
-use damka::egtb::Value;
 use damka::egtb::probe::Tables;
 use damka::notation::fen::{parse_fen, write_fen};
 use damka::position::Position;
@@ -58,14 +57,6 @@ pub struct EndingsConfig {
 /// where it would have been crowned; the side to move drawn too.
 fn random_ending<R: Rules>(rng: &mut SplitMix, count: usize) -> Position<R> {
     let squares = R::Geometry::SQUARES;
-    // The row where each colour's men are crowned: no man of that colour stands there.
-    let crowning_row = |color: Color| {
-        if Position::<R>::moves_up(color) {
-            R::Geometry::row_mask(0)
-        } else {
-            R::Geometry::row_mask(R::Geometry::SIZE - 1)
-        }
-    };
     let white_count = 1 + rng.below(count - 1);
     // Endings range from all men to all kings: the share of kings is drawn per position.
     let king_quarters = rng.below(5);
@@ -80,7 +71,9 @@ fn random_ending<R: Rules>(rng: &mut SplitMix, count: usize) -> Position<R> {
         let king = rng.below(4) < king_quarters;
         loop {
             let bit = 1u64 << R::Geometry::BIT_OF[rng.below(squares)];
-            if (sides[0] | sides[1]) & bit != 0 || (!king && crowning_row(color) & bit != 0) {
+            if (sides[0] | sides[1]) & bit != 0
+                || (!king && Position::<R>::promotion_row(color) & bit != 0)
+            {
                 continue;
             }
             sides[side] |= bit;
@@ -96,22 +89,6 @@ fn random_ending<R: Rules>(rng: &mut SplitMix, count: usize) -> Position<R> {
         Color::Black
     };
     Position::from_parts(sides[0], sides[1], kings, side)
-}
-
-/// The tables' result of a quiet position from White's point of view, as `tune gen` writes it.
-fn result_for_white<R: Rules>(tables: &Tables, position: &Position<R>) -> Option<&'static str> {
-    let side_to_move_wins = match tables.probe_settled(position)? {
-        Value::Draw => return Some("0.5"),
-        Value::Win(_) => true,
-        Value::Loss(_) => false,
-    };
-    Some(
-        if side_to_move_wins == (position.side_to_move() == Color::White) {
-            "1"
-        } else {
-            "0"
-        },
-    )
 }
 
 /// Writes `config.positions` labelled endings; returns how many of each result (White's
@@ -139,7 +116,7 @@ fn write_endings<R: Rules>(
         if !is_quiet(&position) || position.legal_moves().is_empty() {
             continue;
         }
-        let Some(result) = result_for_white(tables, &position) else {
+        let Some(result) = table_result(tables, &position) else {
             misses += 1;
             continue;
         };
@@ -271,7 +248,7 @@ fn relabelled_line<R: Rules>(tables: &Tables, line: &str) -> Option<String> {
     if !is_quiet(&position) {
         return None;
     }
-    let result = result_for_white(tables, &position)?;
+    let result = table_result(tables, &position)?;
     Some(match score {
         None => format!("{fen};{result}"),
         Some(_) => {
