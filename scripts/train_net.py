@@ -5,13 +5,20 @@ English's built-in network (src/eval/data/english.dnet) was fitted this way; doc
 the commands. Needs numpy and torch (pip install numpy torch).
 
   python3 scripts/train_net.py prepare OUT.npz FILE...     # FEN;RESULT[;SCORE] lines -> arrays
-  python3 scripts/train_net.py train OUT.npz NET.pt [--hidden 256] [--epochs 8] [--threads 2]
-  python3 scripts/train_net.py export NET.pt NET.bin [--hidden 256] [--k 0.009083]
+  python3 scripts/train_net.py train OUT.npz NET.pt [--hidden 256] [--epochs 8] [--threads 2] [--lambda 0]
+  python3 scripts/train_net.py export NET.pt NET.bin [--hidden 256] [--buckets 1] [--k 0.009083]
 
 The held-out positions are the last 5% of the files given (the last games), as in
 `damka tune patterns`, so its held-out loss and this one compare on the same positions;
 `--held-out N` holds out the last N instead, so that a fit with more data in front keeps
 the held-out positions of an earlier one.
+`--lambda L` fits the label `(1 - L) * RESULT + L * sigmoid(K * SCORE)` on every fitted
+position that has a search score (the blend Stockfish's NNUE trainer calls lambda, as
+`damka tune patterns --lambda`), while the held-out positions keep their game results, so
+held-out losses of fits with different L compare.
+`--buckets B` (1 or 4; give the same to train and export) gives the layers after the first B
+sets of weights, one for each range of piece counts (with 4: 1-6, 7-12, 13-18, 19-24 pieces),
+as src/eval/network.rs chooses them; the first layer is shared.
 K is the scale of the pattern fit on the same files (`# ... K = ...` in its log): the network's
 logit divided by K is its score in centi-men.
 """
@@ -30,12 +37,13 @@ def side(text):
 
 def prepare(args):
     import numpy as np
-    cols = {k: [] for k in ('wm', 'wk', 'bm', 'bk', 'stm', 'res')}
+    cols = {k: [] for k in ('wm', 'wk', 'bm', 'bk', 'stm', 'res', 'score')}
     for name in args.files:
         for line in open(name):
             if line.startswith('#') or ';' not in line:
                 continue
-            fen, result = line.strip().split(';')[:2]
+            fields = line.strip().split(';')
+            fen, result = fields[:2]
             mover, white, black = fen.split(':')
             wm, wk = side(white[1:])
             bm, bk = side(black[1:])
@@ -43,26 +51,41 @@ def prepare(args):
                 cols[key].append(value)
             cols['stm'].append(1 if mover == 'W' else 0)
             cols['res'].append(float(result))
-    np.savez(args.out, **{k: np.array(v, np.float32 if k == 'res' else np.uint32) for k, v in cols.items()})
+            # Centi-men from White's side; NaN where the file has no score.
+            cols['score'].append(float(fields[2]) if len(fields) > 2 and fields[2] else math.nan)
+    floats = ('res', 'score')
+    np.savez(args.out, **{k: np.array(v, np.float32 if k in floats else np.uint32) for k, v in cols.items()})
     print(len(cols['wm']), 'positions')
 
 
-def network(hidden):
+def bucket_of(pieces, buckets):
+    """The set of later-layer weights for a piece count, as src/eval/network.rs's `bucket`."""
+    return ((pieces - 1) * buckets // 24).clamp(0, buckets - 1) if buckets > 1 else pieces * 0
+
+
+def network(hidden, buckets=1):
     import torch.nn as nn, torch
 
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
             self.l1 = nn.Linear(128, hidden)
-            self.l2 = nn.Linear(hidden, 32)
-            self.l3 = nn.Linear(32, 32)
-            self.l4 = nn.Linear(32, 1)
+            # Every bucket's outputs side by side; a position uses its bucket's slice.
+            self.l2 = nn.Linear(hidden, 32 * buckets)
+            self.l3 = nn.Linear(32, 32 * buckets)
+            self.l4 = nn.Linear(32, buckets)
 
-        def forward(self, x):
+        def forward(self, x, bucket=None):
+            rows = torch.arange(len(x))
+            if bucket is None:
+                bucket = torch.zeros(len(x), dtype=torch.int64)
+
+            def pick(y, width):
+                return y.view(len(x), buckets, width)[rows, bucket]
             x = torch.clamp(self.l1(x), 0, 1)
-            x = torch.clamp(self.l2(x), 0, 1)
-            x = torch.clamp(self.l3(x), 0, 1)
-            return self.l4(x).squeeze(1)
+            x = torch.clamp(pick(self.l2(x), 32), 0, 1)
+            x = torch.clamp(pick(self.l3(x), 32), 0, 1)
+            return pick(self.l4(x), 1).squeeze(1)
     return Net()
 
 
@@ -91,12 +114,24 @@ def train(args):
         np.where(white, d['wm'], turned(d['bm'])), np.where(white, d['wk'], turned(d['bk'])),
         np.where(white, d['bm'], turned(d['wm'])), np.where(white, d['bk'], turned(d['wk']))], 1)
     planes = torch.from_numpy(planes.astype(np.int64))
-    labels = torch.from_numpy(np.where(white, d['res'], 1.0 - d['res']).astype(np.float32))
+    results = d['res'].astype(np.float64)
+    fitted_labels = results.copy()
+    scored = np.zeros(n, bool)
+    if args.lambda_ > 0:
+        if 'score' not in d:
+            sys.exit('--lambda needs data prepared with scores (prepare again with this script)')
+        scored[:cut] = ~np.isnan(d['score'][:cut])
+        # The search's expected result from White's side, on the scale of the fit's K.
+        expected = 1.0 / (1.0 + np.exp(-args.k * np.nan_to_num(d['score'].astype(np.float64))))
+        fitted_labels = np.where(scored, (1 - args.lambda_) * results + args.lambda_ * expected, results)
+    labels = torch.from_numpy(np.where(white, fitted_labels, 1.0 - fitted_labels).astype(np.float32))
     bits = 1 << torch.arange(32, dtype=torch.int64)
+    pieces = sum(np.bitwise_count(d[k]).astype(np.int64) for k in ('wm', 'wk', 'bm', 'bk'))
+    buckets = bucket_of(torch.from_numpy(pieces), args.buckets)
 
     def inputs(idx):
         return ((planes[idx].unsqueeze(2) & bits) != 0).float().reshape(len(idx), 128)
-    net = network(args.hidden)
+    net = network(args.hidden, args.buckets)
     lr = args.lr
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     loss_fn = torch.nn.functional.binary_cross_entropy_with_logits
@@ -106,9 +141,10 @@ def train(args):
             total = 0.0
             for a in range(cut, n, 65536):
                 idx = torch.arange(a, min(n, a + 65536))
-                total += loss_fn(net(inputs(idx)), labels[idx], reduction='sum').item()
+                total += loss_fn(net(inputs(idx), buckets[idx]), labels[idx], reduction='sum').item()
             return total / held
-    print(f'{n} positions, {held} held out, hidden {args.hidden}', flush=True)
+    print(f'{n} positions, {held} held out, hidden {args.hidden}, buckets {args.buckets}, lambda {args.lambda_} on '
+          f'{int(scored.sum())} scored positions', flush=True)
     best = held_loss()
     print(f'start: held-out loss {best:.6f}', flush=True)
     for epoch in range(args.epochs):
@@ -117,7 +153,7 @@ def train(args):
         total, batches = 0.0, 0
         for a in range(0, cut, args.batch):
             idx = perm[a:a + args.batch]
-            loss = loss_fn(net(inputs(idx)), labels[idx])
+            loss = loss_fn(net(inputs(idx), buckets[idx]), labels[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -141,10 +177,17 @@ def export(args):
 
     def floats(t):
         return t.detach().numpy().astype('<f4').tobytes()
-    body = b'DAMKANET' + struct.pack('<HHHH', 1, 128, args.hidden, 32) + struct.pack('<f', 1.0 / args.k)
-    for layer in ('l1', 'l2', 'l3'):
-        body += floats(sd[layer + '.weight'].T.contiguous()) + floats(sd[layer + '.bias'])
-    body += floats(sd['l4.weight'].reshape(-1)) + floats(sd['l4.bias'])
+    if args.buckets == 1:
+        body = b'DAMKANET' + struct.pack('<HHHH', 1, 128, args.hidden, 32)
+    else:
+        body = b'DAMKANET' + struct.pack('<HHHHH', 2, 128, args.hidden, 32, args.buckets)
+    body += struct.pack('<f', 1.0 / args.k)
+    body += floats(sd['l1.weight'].T.contiguous()) + floats(sd['l1.bias'])
+    for b in range(args.buckets):
+        for layer in ('l2', 'l3'):
+            body += floats(sd[layer + '.weight'][32 * b:32 * (b + 1)].T.contiguous())
+            body += floats(sd[layer + '.bias'][32 * b:32 * (b + 1)])
+        body += floats(sd['l4.weight'][b]) + floats(sd['l4.bias'][b:b + 1])
     checksum = 0xcbf29ce484222325  # FNV-1a 64, as src/eval/patterns.rs
     for byte in body:
         checksum = ((checksum ^ byte) * 0x100000001b3) & 0xffffffffffffffff
@@ -168,13 +211,19 @@ def main():
     p.add_argument('--batch', type=int, default=8192)
     p.add_argument('--lr', type=float, default=1e-3)
     p.add_argument('--seed', type=int, default=1)
+    p.add_argument('--buckets', type=int, default=1, choices=(1, 4))
     p.add_argument('--held-out', type=int, default=None,
                    help='positions held out at the end of the data (default: 5%%)')
+    p.add_argument('--lambda', dest='lambda_', type=float, default=0.0,
+                   help='share of the search score in the label of scored positions')
+    p.add_argument('--k', type=float, default=0.009083,
+                   help='the scale turning a score in centi-men into a logit')
     p.set_defaults(run=train)
     p = sub.add_parser('export')
     p.add_argument('net')
     p.add_argument('out')
     p.add_argument('--hidden', type=int, default=256)
+    p.add_argument('--buckets', type=int, default=1, choices=(1, 4))
     p.add_argument('--k', type=float, default=0.009083)
     p.set_defaults(run=export)
     args = parser.parse_args()

@@ -15,25 +15,37 @@
 //!
 //! # The network file
 //!
-//! Little-endian, in this order (version 1):
+//! Little-endian, in this order (version 2; version 1 is the same without the bucket count,
+//! and has one bucket):
 //!
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `DAMKANET` |
-//! | 2 | format version (1) |
+//! | 2 | format version (2) |
 //! | 2 | inputs (128) |
 //! | 2 | first hidden layer ([`HIDDEN`]) |
 //! | 2 | second and third hidden layers (32 each) |
+//! | 2 | buckets B (1 to [`MAX_BUCKETS`]; version 2 only) |
 //! | 4 | scale: centi-men per unit of the output, f32 |
 //! | 4 x 128 x HIDDEN | first layer weights, input by input (f32) |
 //! | 4 x HIDDEN | first layer biases |
+//! | | then B times, bucket by bucket: |
 //! | 4 x HIDDEN x 32 | second layer weights, input by input |
 //! | 4 x 32 | second layer biases |
 //! | 4 x 32 x 32 | third layer weights, input by input |
 //! | 4 x 32 | third layer biases |
 //! | 4 x 32 | output weights |
 //! | 4 | output bias |
+//! | | and last: |
 //! | 8 | FNV-1a 64 checksum of every byte before it |
+//!
+//! # Buckets
+//!
+//! The layers after the first may come in B sets, one for each range of piece counts (the
+//! "layer stacks" of Stockfish's networks): a position with `n` pieces uses the set
+//! `min((n - 1) * B / 24, B - 1)`, so with 4 sets 1-6, 7-12, 13-18 and 19-24 pieces each
+//! have their own. The first layer, the costly one, is shared, and a position costs the same
+//! whatever B is.
 //!
 //! A file with another magic, version or size, a weight that is not finite, or a checksum
 //! that does not match is refused with the reason.
@@ -49,6 +61,8 @@ pub const INPUTS: usize = 128;
 pub const HIDDEN: usize = 256;
 /// Neurons of the second and third hidden layers.
 pub const SMALL: usize = 32;
+/// The most sets of later layers a file may have (see the module's "Buckets").
+pub const MAX_BUCKETS: usize = 8;
 /// The largest score the network gives, in centi-men: far below the search's won scores.
 pub const MAX_SCORE: i32 = 10_000;
 /// The first layer is summed in 16-bit integers, its weights scaled by this (2^9): sums are
@@ -70,19 +84,18 @@ const LAYER_UNIT: f32 = 1.0 / (128.0 * 8192.0);
 const LAYER_SHIFT: u32 = 13;
 
 const MAGIC: &[u8; 8] = b"DAMKANET";
-const VERSION: u16 = 1;
-const HEADER_BYTES: usize = 8 + 2 * 4 + 4;
-const WEIGHT_COUNT: usize =
-    INPUTS * HIDDEN + HIDDEN + HIDDEN * SMALL + SMALL + SMALL * SMALL + SMALL + SMALL + 1;
+/// The version written now; version 1 (one bucket, no bucket count) is still read.
+const VERSION: u16 = 2;
+/// Magic, version, three layer sizes and the scale; version 2 adds the bucket count.
+const HEADER_BYTES_V1: usize = 8 + 2 * 4 + 4;
+/// Weights of the first layer.
+const FIRST_WEIGHTS: usize = INPUTS * HIDDEN + HIDDEN;
+/// Weights of one bucket's later layers.
+const HEAD_WEIGHTS: usize = HIDDEN * SMALL + SMALL + SMALL * SMALL + SMALL + SMALL + 1;
 
-/// A network read from a file, ready to evaluate.
+/// The layers after the first, for one bucket of piece counts.
 #[derive(Clone)]
-pub struct Network {
-    /// The file's checksum: two networks are the same when their files are.
-    checksum: u64,
-    scale: f32,
-    first: Box<[[i16; HIDDEN]; INPUTS]>,
-    first_bias: [i16; HIDDEN],
+struct Head {
     /// The second layer's weights two inputs at a time: row `k` holds, for each output `j`,
     /// the weights from inputs `2k` and `2k + 1` side by side (the order `pmaddwd` reads).
     second: Box<[[i16; 2 * SMALL]; HIDDEN / 2]>,
@@ -94,11 +107,24 @@ pub struct Network {
     output_bias: f32,
 }
 
+/// A network read from a file, ready to evaluate.
+#[derive(Clone)]
+pub struct Network {
+    /// The file's checksum: two networks are the same when their files are.
+    checksum: u64,
+    scale: f32,
+    first: Box<[[i16; HIDDEN]; INPUTS]>,
+    first_bias: [i16; HIDDEN],
+    /// One set of later layers per bucket of piece counts.
+    heads: Vec<Head>,
+}
+
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Network({INPUTS}-{HIDDEN}-{SMALL}-{SMALL}-1, scale {})",
+            "Network({INPUTS}-{HIDDEN}-{SMALL}-{SMALL}-1, {} buckets, scale {})",
+            self.heads.len(),
             self.scale
         )
     }
@@ -161,19 +187,22 @@ impl Network {
 
     /// Reads and checks a network file.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
-        let expected = HEADER_BYTES + 4 * WEIGHT_COUNT + 8;
         if !Network::is_network_file(bytes) {
             return Err(NetworkError("no DAMKANET magic".into()));
         }
-        if bytes.len() < HEADER_BYTES {
+        if bytes.len() < HEADER_BYTES_V1 + 2 {
             return Err(NetworkError("shorter than its header".into()));
         }
         let version = u16_at(bytes, 8);
-        if version != VERSION {
-            return Err(NetworkError(format!(
-                "format version {version}, this build reads {VERSION}"
-            )));
-        }
+        let (buckets, header) = match version {
+            1 => (1, HEADER_BYTES_V1),
+            2 => (usize::from(u16_at(bytes, 16)), HEADER_BYTES_V1 + 2),
+            _ => {
+                return Err(NetworkError(format!(
+                    "format version {version}, this build reads 1 and {VERSION}"
+                )));
+            }
+        };
         let sizes = [u16_at(bytes, 10), u16_at(bytes, 12), u16_at(bytes, 14)];
         if sizes != [INPUTS as u16, HIDDEN as u16, SMALL as u16] {
             return Err(NetworkError(format!(
@@ -181,9 +210,15 @@ impl Network {
                 sizes[0], sizes[1], sizes[2]
             )));
         }
+        if !(1..=MAX_BUCKETS).contains(&buckets) {
+            return Err(NetworkError(format!(
+                "{buckets} buckets, this build reads 1 to {MAX_BUCKETS}"
+            )));
+        }
+        let expected = header + 4 * (FIRST_WEIGHTS + buckets * HEAD_WEIGHTS) + 8;
         if bytes.len() != expected {
             return Err(NetworkError(format!(
-                "{} bytes, a {INPUTS}-{HIDDEN}-{SMALL} network has {expected}",
+                "{} bytes, a {INPUTS}-{HIDDEN}-{SMALL} network of {buckets} buckets has {expected}",
                 bytes.len()
             )));
         }
@@ -193,43 +228,53 @@ impl Network {
             return Err(NetworkError("checksum does not match".into()));
         }
         let mut floats = Floats {
-            bytes: &body[HEADER_BYTES - 4..],
+            bytes: &body[header - 4..],
         };
         let scale = floats.next()?;
         if scale <= 0.0 {
             return Err(NetworkError(format!("scale {scale} is not positive")));
         }
-        let mut network = Network {
-            checksum: stored,
-            scale,
-            first: Box::new([[0; HIDDEN]; INPUTS]),
-            first_bias: [0; HIDDEN],
-            second: Box::new([[0; 2 * SMALL]; HIDDEN / 2]),
-            second_bias: [0; SMALL],
-            third: [[0; 2 * SMALL]; SMALL / 2],
-            third_bias: [0; SMALL],
-            output: [0; SMALL],
-            output_bias: 0.0,
-        };
+        let mut first = Box::new([[0; HIDDEN]; INPUTS]);
         let mut row = [0.0; HIDDEN];
-        for target in network.first.iter_mut() {
+        for target in first.iter_mut() {
             floats.fill(&mut row)?;
             *target = quantized(&row, FIRST_SCALE, "first-layer")?;
         }
         floats.fill(&mut row)?;
-        network.first_bias = quantized(&row, FIRST_SCALE, "first-layer")?;
-        check_first_layer_bound(&network.first, &network.first_bias)?;
-        read_layer(
-            &mut floats,
-            &mut network.second[..],
-            &mut network.second_bias,
-        )?;
-        read_layer(&mut floats, &mut network.third, &mut network.third_bias)?;
-        let mut outputs = [0.0; SMALL];
-        floats.fill(&mut outputs)?;
-        network.output = quantized(&outputs, SECOND_SCALE, "output")?;
-        network.output_bias = floats.next()?;
-        Ok(network)
+        let first_bias = quantized(&row, FIRST_SCALE, "first-layer")?;
+        check_first_layer_bound(&first, &first_bias)?;
+        let mut heads = Vec::with_capacity(buckets);
+        for _ in 0..buckets {
+            let mut head = Head {
+                second: Box::new([[0; 2 * SMALL]; HIDDEN / 2]),
+                second_bias: [0; SMALL],
+                third: [[0; 2 * SMALL]; SMALL / 2],
+                third_bias: [0; SMALL],
+                output: [0; SMALL],
+                output_bias: 0.0,
+            };
+            read_layer(&mut floats, &mut head.second[..], &mut head.second_bias)?;
+            read_layer(&mut floats, &mut head.third, &mut head.third_bias)?;
+            let mut outputs = [0.0; SMALL];
+            floats.fill(&mut outputs)?;
+            head.output = quantized(&outputs, SECOND_SCALE, "output")?;
+            head.output_bias = floats.next()?;
+            heads.push(head);
+        }
+        Ok(Network {
+            checksum: stored,
+            scale,
+            first,
+            first_bias,
+            heads,
+        })
+    }
+
+    /// The set of later layers for a position of `pieces` pieces (the module's "Buckets").
+    fn head(&self, pieces: u32) -> &Head {
+        let buckets = self.heads.len();
+        let bucket = (pieces.saturating_sub(1) as usize * buckets / 24).min(buckets - 1);
+        &self.heads[bucket]
     }
 
     /// The output of the network for `position`, in units of its logit (the side to move's
@@ -268,14 +313,15 @@ impl Network {
         for (activation, &sum) in activations.iter_mut().zip(&state.sums[view]) {
             *activation = (sum >> ACTIVATION_SHIFT).clamp(0, ACTIVATION_ONE);
         }
-        let second = dense(&activations, &self.second[..], &self.second_bias);
-        let third = dense(&small_activations(&second), &self.third, &self.third_bias);
+        let head = self.head(planes.iter().map(|plane| plane.count_ones()).sum());
+        let second = dense(&activations, &head.second[..], &head.second_bias);
+        let third = dense(&small_activations(&second), &head.third, &head.third_bias);
         let out: i32 = small_activations(&third)
             .iter()
-            .zip(&self.output)
+            .zip(&head.output)
             .map(|(&value, &weight)| i32::from(value) * i32::from(weight))
             .sum();
-        out as f32 * LAYER_UNIT + self.output_bias
+        out as f32 * LAYER_UNIT + head.output_bias
     }
 
     /// Makes both views' sums afresh from `planes`.
@@ -639,19 +685,93 @@ mod tests {
         );
     }
 
-    /// A network file with every weight given by `weight(index)` and the scale `scale`.
+    /// A version 1 network file (one bucket) with every weight given by `weight(index)` and
+    /// the scale `scale`.
     fn file_with(scale: f32, weight: impl Fn(usize) -> f32) -> Vec<u8> {
         let mut bytes = MAGIC.to_vec();
-        for value in [VERSION, INPUTS as u16, HIDDEN as u16, SMALL as u16] {
+        for value in [1, INPUTS as u16, HIDDEN as u16, SMALL as u16] {
             bytes.extend_from_slice(&value.to_le_bytes());
         }
+        finish_file(bytes, scale, FIRST_WEIGHTS + HEAD_WEIGHTS, weight)
+    }
+
+    /// A version 2 file of `buckets` buckets, every weight given by `weight(index)`.
+    fn file_with_buckets(buckets: u16, scale: f32, weight: impl Fn(usize) -> f32) -> Vec<u8> {
+        let mut bytes = MAGIC.to_vec();
+        for value in [VERSION, INPUTS as u16, HIDDEN as u16, SMALL as u16, buckets] {
+            bytes.extend_from_slice(&value.to_le_bytes());
+        }
+        let count = FIRST_WEIGHTS + usize::from(buckets) * HEAD_WEIGHTS;
+        finish_file(bytes, scale, count, weight)
+    }
+
+    fn finish_file(
+        mut bytes: Vec<u8>,
+        scale: f32,
+        count: usize,
+        weight: impl Fn(usize) -> f32,
+    ) -> Vec<u8> {
         bytes.extend_from_slice(&scale.to_le_bytes());
-        for index in 0..WEIGHT_COUNT {
+        for index in 0..count {
             bytes.extend_from_slice(&weight(index).to_le_bytes());
         }
         let checksum = fnv1a64(&bytes);
         bytes.extend_from_slice(&checksum.to_le_bytes());
         bytes
+    }
+
+    #[test]
+    fn a_version_2_file_whose_buckets_are_alike_scores_as_version_1() {
+        let weight = |i: usize| (((i * 7919) % 101) as f32 / 101.0 - 0.5) * 0.4;
+        let one = Network::from_bytes(&file_with(1000.0, weight)).expect("version 1");
+        let four = Network::from_bytes(&file_with_buckets(4, 1000.0, |i| {
+            if i < FIRST_WEIGHTS {
+                weight(i)
+            } else {
+                weight(FIRST_WEIGHTS + (i - FIRST_WEIGHTS) % HEAD_WEIGHTS)
+            }
+        }))
+        .expect("version 2");
+        for position in playout_positions::<English>(3, 10, 100) {
+            assert_eq!(
+                one.logit(&position).to_bits(),
+                four.logit(&position).to_bits()
+            );
+        }
+    }
+
+    #[test]
+    fn each_range_of_piece_counts_uses_its_own_bucket() {
+        // Every weight 0 but each bucket's output bias, which is its number: the logit says
+        // which bucket scored the position.
+        let network = Network::from_bytes(&file_with_buckets(4, 100.0, |i| {
+            let head = i
+                .checked_sub(FIRST_WEIGHTS)
+                .map(|j| (j / HEAD_WEIGHTS, j % HEAD_WEIGHTS));
+            match head {
+                Some((bucket, last)) if last == HEAD_WEIGHTS - 1 => bucket as f32,
+                _ => 0.0,
+            }
+        }))
+        .expect("a valid file");
+        let cases = [
+            ("W:W32:B1", 0.0),
+            ("W:W29,30,31:B1,2,3", 0.0),
+            ("W:W29,30,31,32:B1,2,3", 1.0),
+            ("W:W21,22,23,24,25,26:B1,2,3,4,5,6", 1.0),
+            ("W:W21,22,23,24,25,26,27:B1,2,3,4,5,6", 2.0),
+            (
+                "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+                3.0,
+            ),
+        ];
+        for (fen, bucket) in cases {
+            let position = crate::notation::fen::parse_fen::<English>(fen).expect(fen);
+            assert_eq!(network.logit(&position), bucket, "{fen}");
+        }
+        let too_many = file_with_buckets(MAX_BUCKETS as u16 + 1, 100.0, |_| 0.0);
+        let refused = Network::from_bytes(&too_many).unwrap_err();
+        assert!(refused.0.contains("buckets"), "{refused}");
     }
 
     #[test]
