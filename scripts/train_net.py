@@ -58,6 +58,10 @@ def prepare(args):
     print(len(cols['wm']), 'positions')
 
 
+# The largest weight after the first layer the engine reads (i16 at x8192, src/eval/network.rs).
+LATER_WEIGHT_LIMIT = 32767 / 8192
+
+
 def bucket_of(pieces, buckets):
     """The set of later-layer weights for a piece count, as src/eval/network.rs's `bucket`."""
     return ((pieces - 1) * buckets // 24).clamp(0, buckets - 1) if buckets > 1 else pieces * 0
@@ -157,6 +161,10 @@ def train(args):
             opt.zero_grad()
             loss.backward()
             opt.step()
+            with torch.no_grad():
+                # The engine holds the later layers' weights in 16 bits at x8192.
+                for layer in (net.l2, net.l3, net.l4):
+                    layer.weight.clamp_(-LATER_WEIGHT_LIMIT, LATER_WEIGHT_LIMIT)
             total += loss.item()
             batches += 1
         h = held_loss()
@@ -182,6 +190,11 @@ def export(args):
     else:
         body = b'DAMKANET' + struct.pack('<HHHHH', 2, 128, args.hidden, 32, args.buckets)
     body += struct.pack('<f', 1.0 / args.k)
+    for layer in ('l2', 'l3', 'l4'):
+        largest = sd[layer + '.weight'].abs().max().item()
+        if largest > LATER_WEIGHT_LIMIT:
+            sys.exit(f'{args.net}: a {layer} weight of {largest:.3f} is beyond the engine\'s '
+                     f'{LATER_WEIGHT_LIMIT:.3f} (fitted by an older script?)')
     body += floats(sd['l1.weight'].T.contiguous()) + floats(sd['l1.bias'])
     for b in range(args.buckets):
         for layer in ('l2', 'l3'):
