@@ -63,8 +63,8 @@ LATER_WEIGHT_LIMIT = 32767 / 8192
 
 
 def bucket_of(pieces, buckets):
-    """The set of later-layer weights for a piece count, as src/eval/network.rs's `bucket`."""
-    return ((pieces - 1) * buckets // 24).clamp(0, buckets - 1) if buckets > 1 else pieces * 0
+    """The set of later-layer weights for a piece count, as src/eval/network.rs's `Network::head`."""
+    return ((pieces - 1) * buckets // 24).clamp(0, buckets - 1)
 
 
 def network(hidden, buckets=1):
@@ -119,7 +119,7 @@ def train(args):
         np.where(white, d['bm'], turned(d['wm'])), np.where(white, d['bk'], turned(d['wk']))], 1)
     planes = torch.from_numpy(planes.astype(np.int64))
     results = d['res'].astype(np.float64)
-    fitted_labels = results.copy()
+    fitted_labels = results
     scored = np.zeros(n, bool)
     if args.lambda_ > 0:
         if 'score' not in d:
