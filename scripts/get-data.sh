@@ -9,8 +9,9 @@
 set -euo pipefail
 
 # The commits whose trees hold data/selfplay/*.txt.xz: every chunk of the first fits (the last
-# commit before they left the tree), then English's table-adjudicated chunks `english2-*`
-# (a commit that added them; the next one removed them again).
+# commit before they left the tree), then English's table-adjudicated chunks `english2-*` and
+# its network games `english3-*` (each in a commit that added them; the next one removed them
+# again).
 HOLDER=67c419c498ce428eb9c2a031e028c2dbe43d2aa0
 HOLDER_ENGLISH2=02ff2aafeeb7867ff9543cf352b5f9484b5ee2e6
 holder_of() {
