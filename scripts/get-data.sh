@@ -14,9 +14,11 @@ set -euo pipefail
 # again).
 HOLDER=67c419c498ce428eb9c2a031e028c2dbe43d2aa0
 HOLDER_ENGLISH2=02ff2aafeeb7867ff9543cf352b5f9484b5ee2e6
+HOLDER_ENGLISH3=a587790a6e634b146dca2e8ccbb1c8aa2304cd9d
 holder_of() {
     case "$1" in
         selfplay/english2-*) echo "$HOLDER_ENGLISH2" ;;
+        selfplay/english3-*) echo "$HOLDER_ENGLISH3" ;;
         *) echo "$HOLDER" ;;
     esac
 }
