@@ -339,9 +339,10 @@ pub const CZECH: Weights = built_in_weights!(czech);
 
 /// English / American checkers: the linear part of the built-in weights file
 /// (`src/eval/data/english.dkw`, men and king tables fitted together with these weights by
-/// `damka tune patterns --kings --lambda 0` on 10.0 M self-play positions; docs/journal.md,
-/// "King-aware block tables on F's data" and "English king tables built in"), read from that
-/// file when the crate is built (build.rs).
+/// `damka tune patterns --kings --lambda 0` on 10.0 M published self-play positions, the
+/// commands of data/README.md), read from that file when the crate is built (build.rs).
+/// English plays with its network ([`super::network`]); these weights are the start of an
+/// English fit and what `EvalFile english.dkw` plays.
 pub const ENGLISH: Weights = built_in_weights!(english);
 
 /// Short kings on 8x8, set by hand: the base of towers (and where the Italian fit started), the stand-in for
