@@ -4,7 +4,7 @@ use crate::common;
 
 use common::process::{Run, run_damka, run_damka_ok};
 use common::scratch_dir;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Far longer than any of these runs takes.
@@ -18,6 +18,14 @@ fn succeed(command: &str, args: &[&str]) -> Run {
 /// A path as an argument.
 fn arg(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
+}
+
+/// English endgame tables of up to `pieces` pieces, made in `dir/egtb`.
+fn english_tables(dir: &Path, pieces: &str) -> PathBuf {
+    let tables = dir.join("egtb");
+    let args = ["gen", "--variant", "english", "--pieces", pieces];
+    succeed("egtb", &[&args[..], &["--dir", arg(&tables)]].concat());
+    tables
 }
 
 /// Runs `damka tune gen` for international at depth 2; returns the file's text.
@@ -115,19 +123,7 @@ fn pieces(fen: &str) -> usize {
 #[test]
 fn gen_with_tables_stops_at_the_tables_and_writes_scores_that_the_fit_blends() {
     let dir = scratch_dir("tune-egtb-scores");
-    let tables = dir.join("egtb");
-    succeed(
-        "egtb",
-        &[
-            "gen",
-            "--variant",
-            "english",
-            "--pieces",
-            "4",
-            "--dir",
-            arg(&tables),
-        ],
-    );
+    let tables = english_tables(&dir, "4");
     let data = dir.join("data.txt");
     let mut args = vec!["gen", "--variant", "english", "--depth", "3", "--seed", "4"];
     args.extend(["--games", "12", "--scores", "--egtb", arg(&tables)]);
@@ -173,10 +169,7 @@ fn gen_with_tables_stops_at_the_tables_and_writes_scores_that_the_fit_blends() {
 #[test]
 fn endings_carry_the_tables_result_and_relabel_mends_old_labels() {
     let dir = scratch_dir("tune-endings");
-    let tables = dir.join("egtb");
-    let mut args = vec!["gen", "--variant", "english", "--pieces", "4"];
-    args.extend(["--dir", arg(&tables)]);
-    succeed("egtb", &args);
+    let tables = english_tables(&dir, "4");
 
     // Random endings: the asked number, two to four pieces with one a side at least, every
     // result a table's, the same file for the same seed.
@@ -261,5 +254,54 @@ fn endings_carry_the_tables_result_and_relabel_mends_old_labels() {
     assert!(
         log.contains("5 positions, 3 held by the tables, 3 of them with a new result"),
         "{log}"
+    );
+}
+
+#[test]
+fn endings_and_relabel_refuse_missing_tables_and_an_unwritable_output_with_one_line() {
+    let dir = scratch_dir("tune-endings-refused");
+    let missing = dir.join("no-such-tables");
+    let out = dir.join("out.txt");
+    let refused = |args: &[&str]| {
+        let run = run_damka(args, b"", LIMIT);
+        assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
+        assert_eq!(run.stderr.lines().count(), 1, "{args:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+        run.stderr
+    };
+    let stderr = refused(&[
+        "tune",
+        "endings",
+        "--positions",
+        "10",
+        "--egtb",
+        arg(&missing),
+        "--out",
+        arg(&out),
+    ]);
+    assert!(
+        stderr.starts_with(&format!("damka tune endings: --egtb {}", missing.display())),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing written when the tables are missing");
+
+    // Tables that load, and an output in a folder that does not exist.
+    let tables = english_tables(&dir, "2");
+    let unwritable = dir.join("no-such-folder").join("out.txt");
+    let stderr = refused(&[
+        "tune",
+        "relabel",
+        "--egtb",
+        arg(&tables),
+        arg(&out),
+        "--out",
+        arg(&unwritable),
+    ]);
+    assert!(
+        stderr.starts_with(&format!(
+            "damka tune relabel: cannot write {}",
+            unwritable.display()
+        )),
+        "{stderr}"
     );
 }

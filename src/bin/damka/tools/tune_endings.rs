@@ -135,42 +135,35 @@ fn write_endings<R: Rules>(
     Ok(tally)
 }
 
-/// The tables in `dir` and a writer on `out`, or the message of what failed, for `command`
-/// (`endings` or `relabel`).
+/// The tables in `dir` and a writer on `out` for `command` (`endings` or `relabel`), or
+/// `None` once the message of what failed is on stderr.
 fn open_tables_and_output(
     command: &str,
     dir: &std::path::Path,
     variant: Variant,
     out: &std::path::Path,
-) -> Result<
-    (
-        damka::engine::LoadedTables,
-        std::io::BufWriter<std::fs::File>,
-    ),
-    String,
-> {
+) -> Option<(
+    damka::engine::LoadedTables,
+    std::io::BufWriter<std::fs::File>,
+)> {
+    let fail = |message: String| eprintln!("damka tune {command}: {message}");
     // Random draws probe all over the tables: a large block cache.
     let loaded = damka::engine::load_tables(&dir.to_string_lossy(), variant, 1024)
-        .map_err(|error| format!("damka tune {command}: --egtb {}: {error}", dir.display()))?;
-    let file = std::fs::File::create(out).map_err(|error| {
-        format!(
-            "damka tune {command}: cannot write {}: {error}",
-            out.display()
-        )
-    })?;
-    Ok((loaded, std::io::BufWriter::new(file)))
+        .map_err(|error| fail(format!("--egtb {}: {error}", dir.display())))
+        .ok()?;
+    let file = std::fs::File::create(out)
+        .map_err(|error| fail(format!("cannot write {}: {error}", out.display())))
+        .ok()?;
+    Some((loaded, std::io::BufWriter::new(file)))
 }
 
 /// Runs `damka tune endings`; returns the exit code.
 pub fn run_endings(config: &EndingsConfig) -> i32 {
-    let (loaded, mut out) =
-        match open_tables_and_output("endings", &config.egtb, config.variant, &config.out) {
-            Ok(opened) => opened,
-            Err(message) => {
-                eprintln!("{message}");
-                return 2;
-            }
-        };
+    let Some((loaded, mut out)) =
+        open_tables_and_output("endings", &config.egtb, config.variant, &config.out)
+    else {
+        return 2;
+    };
     let held = loaded.tables.max_pieces();
     let max_pieces = config.max_pieces.unwrap_or(held);
     if held < 2 || max_pieces > held || config.min_pieces < 2 || config.min_pieces > max_pieces {
@@ -301,14 +294,11 @@ fn relabel_files<R: Rules>(
 
 /// Runs `damka tune relabel`; returns the exit code.
 pub fn run_relabel(config: &RelabelConfig) -> i32 {
-    let (loaded, mut out) =
-        match open_tables_and_output("relabel", &config.egtb, config.variant, &config.out) {
-            Ok(opened) => opened,
-            Err(message) => {
-                eprintln!("{message}");
-                return 2;
-            }
-        };
+    let Some((loaded, mut out)) =
+        open_tables_and_output("relabel", &config.egtb, config.variant, &config.out)
+    else {
+        return 2;
+    };
     let tables = &loaded.tables;
     match with_variant!(config.variant, R => relabel_files::<R>(config, tables, &mut out)) {
         Ok(tally) => {
