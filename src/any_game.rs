@@ -2,15 +2,16 @@
 //!
 //! Each arm holds a [`Game<R>`] of one rule set, so a position and its moves stay typed from
 //! the text a front end read to the search: nothing is written out and read again on the way.
-//! [`with_game!`](crate::with_game) runs generic code on whichever arm a value holds; every
-//! rule set knows its own arm ([`GameArm`], which [`Rules`] requires), so a generic `Game<R>`
-//! becomes an [`AnyGame`] with `AnyGame::from`.
+//! [`with_game!`](crate::with_game) runs generic code on whichever arm a value holds; a generic
+//! `Game<R>` becomes an [`AnyGame`] with `AnyGame::from`, which finds its arm by type
+//! ([`std::any::Any`]), so the rules need not know this enum.
 
 use crate::game::Game;
 use crate::rules::{Color, Rules, Variant};
 use crate::with_variant;
+use std::any::Any;
 
-/// Declares [`AnyGame`] with one arm per rule set and each rule set's [`GameArm`].
+/// Declares [`AnyGame`] with one arm per rule set, and `From<Game<R>>` for every rule set.
 macro_rules! any_game {
     ($($rules:ident)+) => {
         /// A game of any variant: its start position, the moves played and the position now.
@@ -23,27 +24,23 @@ macro_rules! any_game {
             )*
         }
 
-        $(
-            impl GameArm for crate::rules::$rules {
-                fn wrap(game: Game<Self>) -> AnyGame {
-                    AnyGame::$rules(game)
-                }
-
-                fn unwrap(game: AnyGame) -> Option<Game<Self>> {
-                    match game {
-                        AnyGame::$rules(game) => Some(game),
-                        _ => None,
+        impl<R: Rules> From<Game<R>> for AnyGame {
+            /// The arm of `R`'s game, found by its type: `Rules` knows nothing of this enum,
+            /// so the rules stay below the games in the module graph.
+            fn from(game: Game<R>) -> AnyGame {
+                let mut held = Some(game);
+                let slot: &mut dyn Any = &mut held;
+                $(
+                    if let Some(game) = slot
+                        .downcast_mut::<Option<Game<crate::rules::$rules>>>()
+                        .and_then(Option::take)
+                    {
+                        return AnyGame::$rules(game);
                     }
-                }
-
-                fn unwrap_ref(game: &AnyGame) -> Option<&Game<Self>> {
-                    match game {
-                        AnyGame::$rules(game) => Some(game),
-                        _ => None,
-                    }
-                }
+                )*
+                unreachable!("every rule set has an arm of AnyGame")
             }
-        )*
+        }
     };
 }
 
@@ -51,30 +48,6 @@ any_game!(
     English International Brazilian Russian Pool Italian Spanish Czech Towers
     Antidraughts Breakthrough Frisian Frysk Turkish
 );
-
-/// The arm of [`AnyGame`] that holds a game of these rules (every rule set has one).
-pub trait GameArm: Sized {
-    /// The game as an [`AnyGame`].
-    fn wrap(game: Game<Self>) -> AnyGame
-    where
-        Self: Rules;
-
-    /// The game `game` holds, if it is of these rules.
-    fn unwrap(game: AnyGame) -> Option<Game<Self>>
-    where
-        Self: Rules;
-
-    /// The game `game` holds, if it is of these rules, borrowed.
-    fn unwrap_ref(game: &AnyGame) -> Option<&Game<Self>>
-    where
-        Self: Rules;
-}
-
-impl<R: Rules> From<Game<R>> for AnyGame {
-    fn from(game: Game<R>) -> AnyGame {
-        R::wrap(game)
-    }
-}
 
 /// Runs an expression on the [`Game<R>`](crate::game::Game) an
 /// [`AnyGame`](crate::any_game::AnyGame) holds, bound to a name, whatever its rules:
@@ -121,12 +94,17 @@ impl AnyGame {
 
     /// The game, if it is of the rules `R`.
     pub fn game<R: Rules>(&self) -> Option<&Game<R>> {
-        R::unwrap_ref(self)
+        with_game!(self, game => (game as &dyn Any).downcast_ref::<Game<R>>())
     }
 
     /// The game, if it is of the rules `R`.
     pub fn into_game<R: Rules>(self) -> Option<Game<R>> {
-        R::unwrap(self)
+        with_game!(self, game => {
+            let mut held = Some(game);
+            (&mut held as &mut dyn Any)
+                .downcast_mut::<Option<Game<R>>>()
+                .and_then(Option::take)
+        })
     }
 }
 
@@ -143,6 +121,13 @@ mod tests {
             assert_eq!(game.ply(), 0);
             let first = with_variant!(variant, R => R::FIRST_TO_MOVE);
             assert_eq!(game.side_to_move(), first);
+        }
+        for variant in Variant::ALL {
+            with_variant!(variant, R => {
+                let game = AnyGame::start(variant);
+                assert!(game.game::<R>().is_some(), "{variant:?}");
+                assert_eq!(game.into_game::<R>().map(|g| g.ply()), Some(0), "{variant:?}");
+            });
         }
         let english = AnyGame::start(Variant::English);
         assert!(english.game::<English>().is_some());

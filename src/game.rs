@@ -2,10 +2,8 @@
 
 use crate::board::{Bits, Geometry};
 use crate::movegen::MoveList;
-use crate::notation::fen::{ParseFenError, parse_fen};
-use crate::notation::movetext::{ParseMoveError, parse_move_in, write_move_in};
 use crate::position::{Move, Position};
-use crate::rules::{Color, Goal, Rules, SmallEndgame};
+use crate::rules::{Color, Goal, Rules, SmallEndgame, physical_row_col};
 use std::fmt;
 
 /// Why a game ended in a draw.
@@ -103,11 +101,6 @@ impl<R: Rules> Game<R> {
         }
     }
 
-    /// A game from a PDN FEN.
-    pub fn from_fen(fen: &str) -> Result<Self, ParseFenError> {
-        parse_fen::<R>(fen).map(Self::new)
-    }
-
     /// The start position.
     pub fn start(&self) -> &Position<R> {
         &self.start
@@ -168,15 +161,6 @@ impl<R: Rules> Game<R> {
             }
             _ => 0,
         };
-    }
-
-    /// Reads a move text against the current position and plays it; on error the game is
-    /// unchanged.
-    pub fn play_text(&mut self, text: &str) -> Result<Move, ParseMoveError> {
-        let legal = self.legal_moves();
-        let mv = parse_move_in(&self.position, text, &legal)?;
-        self.play(mv);
-        Ok(mv)
     }
 
     /// Takes back the last move, returning it; `None` at the start.
@@ -250,14 +234,6 @@ impl<R: Rules> Game<R> {
         }
         None
     }
-
-    /// The moves played so far as text, each written in its own position.
-    pub fn move_texts(&self) -> Vec<String> {
-        self.history
-            .iter()
-            .map(|r| write_move_in(&r.before, &r.mv, &r.before.legal_moves()))
-            .collect()
-    }
 }
 
 /// The plies a small-endgame configuration may last before it is drawn, for the variant's
@@ -291,7 +267,7 @@ pub fn small_endgame_limit<R: Rules>(position: &Position<R>) -> Option<u32> {
         SmallEndgame::Russian => {
             let lone = position.kings_of(lone_color);
             let on_main_diagonal = Bits(lone).all(|bit| {
-                let (row, col) = crate::notation::physical_row_col::<R>(bit as u8);
+                let (row, col) = physical_row_col::<R>(bit as u8);
                 row + col == R::Geometry::SIZE - 1
             });
             (strong.1 >= 3 && strong.0 == strong.1 && on_main_diagonal).then_some(30)

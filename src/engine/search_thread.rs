@@ -1,7 +1,8 @@
 //! The search of one `go` on its own thread: the plan its limits make, the thread that runs
 //! [`think`] and reports, and the handle the engine stops it through.
 
-use super::{Event, Go, Info, Options, Score};
+use super::options::Options;
+use super::types::{Event, Go, Info, Score};
 use crate::position::{Move, Position};
 use crate::rules::{Color, Rules};
 use crate::search::skill::{MAX_LEVEL, Skill};

@@ -1,8 +1,9 @@
 //! A game of some variant behind one object-safe interface: the one place where the engine
 //! dispatches into the monomorphised rules, notation and search.
 
+use super::options::Options;
 use super::search_thread::{SearchHandle, SearchPlan, run_search};
-use super::{Event, Go, Options};
+use super::types::{Event, Go};
 use crate::any_game::AnyGame;
 use crate::book::{Book, Choice, choose};
 use crate::egtb::probe::Tables;

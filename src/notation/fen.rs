@@ -7,6 +7,7 @@
 
 use super::{SquareError, bit_of_number, number_of_bit, parse_square};
 use crate::board::{Bitboard, Bits, Geometry};
+use crate::game::Game;
 use crate::position::Position;
 use crate::rules::{Color, Rules};
 use std::fmt;
@@ -248,4 +249,11 @@ fn write_fen_with<R: Rules>(position: &Position<R>, name: impl Fn(u8) -> String)
         list(Color::White),
         list(Color::Black)
     )
+}
+/// Games read from FENs: the notation knows the game, never the other way round.
+impl<R: Rules> Game<R> {
+    /// A game from a PDN FEN.
+    pub fn from_fen(fen: &str) -> Result<Self, ParseFenError> {
+        parse_fen::<R>(fen).map(Self::new)
+    }
 }

@@ -55,17 +55,7 @@ pub fn bit_of_number<R: Rules>(number: u32) -> Option<u8> {
     index_of_number::<R>(number).map(|index| R::Geometry::BIT_OF[index])
 }
 
-/// Row (0 = top, White's far side) and column (0 = left, as White sees it) of a bit on the
-/// physical board.
-pub fn physical_row_col<R: Rules>(bit: u8) -> (usize, usize) {
-    let index = R::Geometry::SQUARE_OF[bit as usize] as usize;
-    let (row, col) = R::Geometry::row_col(index);
-    if R::MIRRORED {
-        (row, R::Geometry::SIZE - 1 - col)
-    } else {
-        (row, col)
-    }
-}
+pub use crate::rules::physical_row_col;
 
 /// The bit at a physical row and column, if that square is playable.
 pub fn bit_at<R: Rules>(row: usize, col: usize) -> Option<u8> {

@@ -12,6 +12,7 @@
 //! order.
 
 use super::{parse_square, square_name};
+use crate::game::Game;
 use crate::movegen::MoveList;
 use crate::position::{Move, Position};
 use crate::rules::{MoveNotation, Rules};
@@ -252,4 +253,24 @@ fn hub_capture(squares: &[u8], legal: &MoveList) -> Option<Move> {
 fn is_subsequence(needle: &[u8], hay: &[u8]) -> bool {
     let mut rest = hay.iter();
     needle.iter().all(|n| rest.any(|h| h == n))
+}
+/// Games played and written in move text: the notation knows the game, never the other way
+/// round.
+impl<R: Rules> Game<R> {
+    /// Reads a move text against the current position and plays it; on error the game is
+    /// unchanged.
+    pub fn play_text(&mut self, text: &str) -> Result<Move, ParseMoveError> {
+        let legal = self.legal_moves();
+        let mv = parse_move_in(self.position(), text, &legal)?;
+        self.play(mv);
+        Ok(mv)
+    }
+
+    /// The moves played so far as text, each written in its own position.
+    pub fn move_texts(&self) -> Vec<String> {
+        self.positions()
+            .zip(self.moves())
+            .map(|(before, mv)| write_move_in(before, mv, &before.legal_moves()))
+            .collect()
+    }
 }

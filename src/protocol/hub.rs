@@ -18,8 +18,8 @@
 //! Squares, position strings and moves are written and read by the Hub codec,
 //! [`notation::hub`](crate::notation::hub); a `pos` reaches the engine as a typed game.
 
-use crate::Geometry;
 use crate::any_game::AnyGame;
+use crate::board::Geometry;
 use crate::engine::{Engine, Event, Go, Info, MAX_HASH_MB, MAX_THREADS, Score};
 use crate::game::Game;
 use crate::notation::hub::{

@@ -133,20 +133,8 @@ pub enum SmallEndgame {
 
 /// The rules of one variant. Implemented by zero-sized types; everything is a constant so the
 /// generic move generator compiles to straight-line code per variant.
-///
-/// Each rule set also names its arm of [`AnyGame`](crate::any_game::AnyGame)
-/// ([`GameArm`](crate::any_game::GameArm)), so a game of any rules can be handed on typed.
 pub trait Rules:
-    Copy
-    + Default
-    + PartialEq
-    + Eq
-    + std::hash::Hash
-    + Send
-    + Sync
-    + fmt::Debug
-    + 'static
-    + crate::any_game::GameArm
+    Copy + Default + PartialEq + Eq + std::hash::Hash + Send + Sync + fmt::Debug + 'static
 {
     /// The board.
     type Geometry: Geometry;
@@ -665,4 +653,16 @@ macro_rules! match_rules_type {
             })+
         }
     }};
+}
+
+/// Row (0 = top, White's far side) and column (0 = left, as White sees it) of a bit on the
+/// physical board.
+pub fn physical_row_col<R: Rules>(bit: u8) -> (usize, usize) {
+    let index = R::Geometry::SQUARE_OF[bit as usize] as usize;
+    let (row, col) = R::Geometry::row_col(index);
+    if R::MIRRORED {
+        (row, R::Geometry::SIZE - 1 - col)
+    } else {
+        (row, col)
+    }
 }
