@@ -4,15 +4,17 @@ use super::{
     Board8x8, COMMAND_SIZE, CbMove, GameType, board_fen, board_of_position, cb_color, cb_move_text,
     describe_cbmove, move_of_cbmove, move_to_board, with_gametype,
 };
+use crate::any_game::AnyGame;
 use crate::game::Game;
-use crate::notation::fen::{parse_fen, write_fen};
+use crate::notation::fen::parse_fen;
 use crate::notation::movetext::write_move;
 use crate::position::Position;
 use crate::rules::Rules;
+use crate::with_game;
 
 /// The position a CheckerBoard host asks an engine to move in, with what it needs to read
 /// the answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct HostPosition {
     /// The game type.
     pub gametype: GameType,
@@ -27,8 +29,8 @@ pub struct HostPosition {
     pub gamehist: String,
     /// The number of legal moves (CheckerBoard calls no engine without one).
     pub legal_moves: usize,
-    /// The position, as damka's FEN.
-    fen: String,
+    /// The position, typed (its rules are those of `gametype`).
+    game: AnyGame,
 }
 
 /// The game from `fen` (damka's numbers; `None`: the start) after `moves` (damka's move
@@ -77,7 +79,7 @@ fn host_position_of<R: Rules>(
         color: cb_color(position.side_to_move()),
         gamehist,
         legal_moves: position.legal_moves().len(),
-        fen: write_fen(&position),
+        game: AnyGame::from(Game::new(position)),
     })
 }
 
@@ -118,9 +120,9 @@ impl HostPosition {
     /// an English engine's move; the error says what the engine did instead.
     pub fn move_by_board(&self, after: &Board8x8) -> Result<String, Illegal> {
         let gametype = self.gametype;
-        let mv = with_gametype!(gametype, R => {
-            let position = parse_fen::<R>(&self.fen).expect("a FEN damka wrote");
-            move_to_board(&position, after).map(|mv| write_move(&position, &mv))
+        let mv = with_game!(&self.game, game => {
+            let position = game.position();
+            move_to_board(position, after).map(|mv| write_move(position, &mv))
         });
         mv.ok_or_else(|| Illegal {
             played: board_fen(
@@ -139,9 +141,9 @@ impl HostPosition {
     /// The legal move (damka's text) that a `struct CBmove` describes, as CheckerBoard reads
     /// the move of an engine of another game type that has no `get movelist`.
     pub fn move_by_cbmove(&self, cbmove: &CbMove) -> Result<String, Illegal> {
-        let mv = with_gametype!(self.gametype, R => {
-            let position = parse_fen::<R>(&self.fen).expect("a FEN damka wrote");
-            move_of_cbmove(&position, cbmove).map(|mv| write_move(&position, &mv))
+        let mv = with_game!(&self.game, game => {
+            let position = game.position();
+            move_of_cbmove(position, cbmove).map(|mv| write_move(position, &mv))
         });
         mv.map_err(|why| Illegal {
             played: describe_cbmove(cbmove, self.gametype),

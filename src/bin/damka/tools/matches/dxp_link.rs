@@ -11,7 +11,6 @@ use super::reply::{Failure, Reply, STARTUP};
 use super::spec::EngineSpec;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use damka::game::Game;
-use damka::notation::fen::{parse_fen, write_fen};
 use damka::position::Position;
 use damka::protocol::dxp::message::{
     AcceptCode, BackCode, EndReason, GameRequest, Message, Start, find_move, move_message, setup_of,
@@ -172,9 +171,12 @@ impl DxpLink {
         Ok(())
     }
 
-    /// The position of `game` as international draughts (the match checks the variant).
+    /// The position of `game` as international draughts, taken by type (`std::any::Any`), not
+    /// through a FEN: `damka match` refuses a DXP engine for any other variant before a game.
     fn international<R: Rules>(position: &Position<R>) -> Position<International> {
-        parse_fen::<International>(&write_fen(position)).expect("an international position")
+        *(position as &dyn std::any::Any)
+            .downcast_ref::<Position<International>>()
+            .expect("DXP engines play only international games (checked by the match)")
     }
 
     /// The engine's move in `game` (its turn), within `patience`.
