@@ -315,18 +315,20 @@ fn playnow_the_clock_bits_islegal_and_bad_input() {
     let lines = run_host(&["21", "0.05", "playnow", "0.3"], "");
     let (value, ms, text) = result(&lines, "playnow");
     assert!(text.contains("book move"), "{text}");
-    assert!(value == 3 && ms < 1000, "{ms} ms: {text}");
-    // Without the book: maxtime 1000 s, and Play! after 0.3 s: a move soon after.
+    assert_eq!(value, 3, "{ms} ms: {text}");
+    // Without the book: maxtime 1000 s, and Play! after 0.3 s: the move comes after Play!
+    // (load only makes it later) and long before the 1000 s (liveness).
     let lines = run_host(&["21", "0.05", "playnow", "0.3", "set book 0"], "");
     let (value, ms, text) = result(&lines, "playnow");
     assert!(text.starts_with("playnow moved=1"), "{text}");
     assert_eq!(value, 3);
-    assert!((250..3000).contains(&ms), "{ms} ms: {text}");
-    // A clock of 3 s + 0.1 s in the incremental bits (maxtime says 100 s): well within it.
+    assert!((250..60_000).contains(&ms), "{ms} ms: {text}");
+    // A clock of 3 s + 0.1 s in the incremental bits (maxtime says 100 s): the clock, not
+    // maxtime, ends the search (a search to maxtime would take 100 s).
     let lines = run_host(&["21", "0.05", "clock", "3", "0.1", "set book 0"], "");
     let (_, ms, text) = result(&lines, "clock");
     assert!(text.starts_with("clock moved=1"), "{text}");
-    assert!(ms < 2000, "{ms} ms: {text}");
+    assert!(ms < 30_000, "{ms} ms: {text}");
     let lines = run_host(&["21", "0.05", "bad"], "");
     for what in ["colour 7", "piece code 3", "light square", "thirteen men"] {
         let (value, _, text) = result(&lines, what);

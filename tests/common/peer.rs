@@ -107,19 +107,23 @@ impl Peer {
         self.recent.push_back(entry);
     }
 
-    /// Queues raw bytes for damka's stdin and returns at once: the instant they were queued.
+    /// Queues raw bytes for damka's stdin and returns at once: the instant just before they
+    /// were queued.
     pub fn send_bytes(&mut self, bytes: &[u8]) -> Instant {
         for line in String::from_utf8_lossy(bytes).lines() {
             self.remember(format!("> {}", shown(line)));
         }
+        // Taken before the bytes are queued: a reply can only be read after it, however late
+        // this thread runs again (a stamp taken after the send lost that order under load).
+        let queued = Instant::now();
         let sent = self.input.as_ref().map(|input| input.send(bytes.to_vec()));
         if !matches!(sent, Some(Ok(()))) {
             self.fail("damka no longer reads its input");
         }
-        Instant::now()
+        queued
     }
 
-    /// Sends one line; the instant it was queued.
+    /// Sends one line; the instant just before it was queued.
     pub fn send(&mut self, line: &str) -> Instant {
         self.send_bytes(format!("{line}\n").as_bytes())
     }
