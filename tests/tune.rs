@@ -1,4 +1,4 @@
-//! `damka tune gen` and `damka tune patterns` as a user runs them: resumable, thread-count independent data, and a weights file the engine then loads.
+//! `damka tune gen`, `score` and `patterns` as a user runs them: resumable, thread-count independent data, and a weights file the engine then loads.
 
 use crate::common;
 
@@ -28,24 +28,22 @@ fn english_tables(dir: &Path, pieces: &str) -> PathBuf {
     tables
 }
 
-/// Runs `damka tune gen` for international at depth 2; returns the file's text.
-fn generate(out: &Path, games: usize, threads: usize, resume: bool) -> String {
-    let (games, threads) = (games.to_string(), threads.to_string());
-    let mut args = vec![
-        "gen",
-        "--variant",
-        "international",
-        "--depth",
-        "2",
-        "--seed",
-        "9",
-    ];
-    args.extend(["--games", &games, "--threads", &threads, "--out", arg(out)]);
+/// Runs `damka tune ARGS --out OUT` (and `--resume`); returns the file's text.
+fn tune_to<'a>(mut args: Vec<&'a str>, out: &'a Path, resume: bool) -> String {
+    args.extend(["--out", arg(out)]);
     if resume {
         args.push("--resume");
     }
     succeed("tune", &args);
     std::fs::read_to_string(out).unwrap()
+}
+
+/// Runs `damka tune gen` for international at depth 2; returns the file's text.
+fn generate(out: &Path, games: usize, threads: usize, resume: bool) -> String {
+    let (games, threads) = (games.to_string(), threads.to_string());
+    let mut args = vec!["gen", "--variant", "international", "--depth", "2"];
+    args.extend(["--seed", "9", "--games", &games, "--threads", &threads]);
+    tune_to(args, out, resume)
 }
 
 #[test]
@@ -304,4 +302,95 @@ fn endings_and_relabel_refuse_missing_tables_and_an_unwritable_output_with_one_l
         )),
         "{stderr}"
     );
+}
+
+/// Runs `damka tune score` at depth 2 on `input` in blocks of 16 lines; returns the file's text.
+fn score(input: &Path, out: &Path, threads: &str, resume: bool) -> String {
+    let mut args = vec![
+        "score",
+        "--variant",
+        "english",
+        "--depth",
+        "2",
+        "--block",
+        "16",
+    ];
+    args.extend(["--threads", threads, arg(input)]);
+    tune_to(args, out, resume)
+}
+
+#[test]
+fn score_gives_every_position_a_search_score_whatever_the_threads_and_resumes() {
+    let dir = scratch_dir("tune-score");
+    let games = dir.join("games.txt");
+    let args = ["gen", "--variant", "english", "--depth", "2", "--seed", "5"];
+    succeed(
+        "tune",
+        &[&args[..], &["--games", "3", "--out", arg(&games)]].concat(),
+    );
+    // Positions whose side to move has lost by the rules (no piece left: the game is over, so
+    // the result is the score), a lopsided one,
+    // and an old score that must be replaced.
+    let mut input = std::fs::read_to_string(&games).unwrap();
+    input.push_str("W:W:B1,2;0\nB:W30,31:B;1\nW:W21,22,23,24,25:B1;1;-5\n");
+    std::fs::write(&games, &input).unwrap();
+
+    let whole = score(&games, &dir.join("whole.txt"), "1", false);
+    let (inputs, outputs): (Vec<&str>, Vec<&str>) = (
+        input.lines().collect(),
+        whole
+            .lines()
+            .filter(|l| !l.starts_with("# block "))
+            .collect(),
+    );
+    assert_eq!(inputs.len(), outputs.len(), "{whole}");
+    for (before, after) in inputs.iter().zip(&outputs) {
+        if before.starts_with('#') {
+            assert_eq!(before, after);
+            continue;
+        }
+        let (old, new): (Vec<&str>, Vec<&str>) =
+            (before.split(';').collect(), after.split(';').collect());
+        assert_eq!(new.len(), 3, "{after}");
+        assert_eq!(old[..2], new[..2], "the FEN and result are kept: {after}");
+        let score: i32 = new[2].parse().unwrap();
+        assert!(score.abs() <= 2000, "{after}");
+    }
+    let last: Vec<&str> = outputs[outputs.len() - 3..].to_vec();
+    assert_eq!(last[0], "W:W:B1,2;0;-2000");
+    assert_eq!(last[1], "B:W30,31:B;1;2000");
+    let lopsided: i32 = last[2].rsplit(';').next().unwrap().parse().unwrap();
+    assert!(lopsided > 300, "five men against one: {lopsided}");
+    assert_eq!(
+        whole.matches("# block ").count(),
+        inputs.len().div_ceil(16),
+        "one marker a block"
+    );
+
+    // Two threads write the same file; so does a run resumed after a kill mid-block.
+    assert_eq!(score(&games, &dir.join("two.txt"), "2", false), whole);
+    let cut = dir.join("cut.txt");
+    let marker = whole.match_indices("# block 2\n").next().unwrap().0;
+    std::fs::write(&cut, &whole[..marker + 30]).unwrap();
+    assert_eq!(score(&games, &cut, "2", true), whole);
+    assert_eq!(score(&games, &cut, "1", true), whole);
+
+    // A line that is not FEN;RESULT: one line on stderr naming it, exit code 2, no output.
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "W:W21:B1;0.5\nW:W21:B1;2\n").unwrap();
+    let out = dir.join("never.txt");
+    let run = run_damka(
+        &["tune", "score", arg(&bad), "--out", arg(&out)],
+        b"",
+        LIMIT,
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with(&format!("damka tune score: {}:2: ", bad.display())),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
 }

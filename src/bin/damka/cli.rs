@@ -189,6 +189,12 @@ enum TuneCommand {
     ///
     /// Example: damka tune relabel --egtb ~/.local/share/damka/egtb data/selfplay/english-00*.txt --out english-relabelled.txt
     Relabel(crate::tools::tune_endings::RelabelConfig),
+    /// Copy `FEN;RESULT[;SCORE]` files, giving each position the score of a fixed-depth
+    /// search by the engine as it is now (`FEN;RESULT;SCORE`, centi-men from White's side),
+    /// for a fit that blends results with scores (`--lambda`).
+    ///
+    /// Example: damka tune score --depth 7 --threads 2 english-relabelled.txt --out english-scored.txt
+    Score(crate::tools::tune_score::ScoreConfig),
     /// Fit the block tables of the pattern evaluation and the other weights to `FEN;RESULT`
     /// lines by logistic regression and write a checked binary weights file (`EvalFile`
     /// loads it; docs/tools.md).
@@ -306,6 +312,7 @@ fn run_tune(command: TuneCommand) -> i32 {
         TuneCommand::Gen(config) => tune::run_gen(&config),
         TuneCommand::Endings(config) => crate::tools::tune_endings::run_endings(&config),
         TuneCommand::Relabel(config) => crate::tools::tune_endings::run_relabel(&config),
+        TuneCommand::Score(config) => crate::tools::tune_score::run_score(&config),
         TuneCommand::Patterns(config) => {
             let command: Vec<String> = std::env::args().collect();
             crate::tools::tune_patterns::run_patterns(&config, &command.join(" "))

@@ -15,6 +15,7 @@ pub mod tune;
 pub mod tune_endings;
 pub mod tune_fit;
 pub mod tune_patterns;
+pub mod tune_score;
 
 use damka::notation::fen::parse_fen;
 use damka::position::Position;

@@ -216,38 +216,49 @@ pub fn play_game<R: Rules>(
     lines
 }
 
-/// The games a file holds in full (one more than the last `# game N` marker) and the length
-/// of the file up to the end of that marker's line.
-fn finished_games(text: &str) -> (usize, usize) {
-    let mut games = 0;
-    let mut end = 0;
-    let mut offset = 0;
+/// The units (games, blocks) a file holds in full, one more than the number of its last
+/// `MARKER N` line (`# game N`, `# block N`), and the length of the file up to the end of
+/// that line: what a resumed run keeps.
+pub fn finished_units(text: &str, marker: &str) -> (usize, usize) {
+    let (mut units, mut end, mut offset) = (0, 0, 0);
     for line in text.split_inclusive('\n') {
         offset += line.len();
         if !line.ends_with('\n') {
             break;
         }
-        if let Some(number) = line.trim().strip_prefix("# game ")
+        if let Some(number) = line.trim().strip_prefix(marker)
             && let Ok(number) = number.parse::<usize>()
         {
-            games = number + 1;
+            units = number + 1;
             end = offset;
         }
     }
-    (games, end)
+    (units, end)
 }
 
-/// The output file and the games that finished before an earlier one.
-struct Output {
+/// An output file written in unit order (games, blocks) by several threads: a finished unit
+/// waits until every earlier one is written, so the file does not depend on the thread count
+/// and a long run can be used before it ends.
+pub struct OrderedOutput {
     file: std::io::BufWriter<std::fs::File>,
     pending: BTreeMap<usize, Vec<String>>,
     next: usize,
     failed: bool,
 }
 
-impl Output {
-    /// Takes game `index`'s lines and writes every game that is now next in order.
-    fn finished(&mut self, index: usize, lines: Vec<String>) {
+impl OrderedOutput {
+    /// Writes to `file` from unit `first` on.
+    pub fn new(file: std::fs::File, first: usize) -> Self {
+        OrderedOutput {
+            file: std::io::BufWriter::new(file),
+            pending: BTreeMap::new(),
+            next: first,
+            failed: false,
+        }
+    }
+
+    /// Takes unit `index`'s lines and writes every unit that is now next in order.
+    pub fn finished(&mut self, index: usize, lines: Vec<String>) {
         self.pending.insert(index, lines);
         while let Some(lines) = self.pending.remove(&self.next) {
             for line in lines {
@@ -256,6 +267,11 @@ impl Output {
             self.failed |= self.file.flush().is_err();
             self.next += 1;
         }
+    }
+
+    /// True when every line was written and flushed.
+    pub fn close(mut self) -> bool {
+        !self.failed && self.file.flush().is_ok()
     }
 }
 
@@ -284,7 +300,7 @@ pub fn run_gen(config: &GenConfig) -> i32 {
                 return 2;
             }
         };
-        let (games, end) = finished_games(&text);
+        let (games, end) = finished_units(&text, "# game ");
         let positions = text[..end]
             .lines()
             .filter(|line| !line.starts_with('#'))
@@ -318,7 +334,7 @@ pub fn run_gen(config: &GenConfig) -> i32 {
         );
     }
     let file = match opened {
-        Ok(file) => std::io::BufWriter::new(file),
+        Ok(file) => file,
         Err(error) => {
             eprintln!(
                 "damka tune gen: cannot write {}: {error}",
@@ -340,12 +356,7 @@ pub fn run_gen(config: &GenConfig) -> i32 {
     let positions = AtomicUsize::new(positions_before.0);
     // Finished games wait here until every earlier game is written, so the file is in game
     // order whatever the thread count, and a long run can be used before it ends.
-    let output = Mutex::new(Output {
-        file,
-        pending: BTreeMap::new(),
-        next: first,
-        failed: false,
-    });
+    let output = Mutex::new(OrderedOutput::new(file, first));
     std::thread::scope(|scope| {
         for _ in 0..config.threads.max(1) {
             scope.spawn(|| {
@@ -369,15 +380,8 @@ pub fn run_gen(config: &GenConfig) -> i32 {
         }
     });
     bar.finish();
-    let Output {
-        mut file, failed, ..
-    } = output.into_inner().expect("no thread panicked");
     let count = positions.into_inner();
-    if failed {
-        eprintln!("damka tune gen: cannot write {}", config.out.display());
-        return 2;
-    }
-    if file.flush().is_err() {
+    if !output.into_inner().expect("no thread panicked").close() {
         eprintln!("damka tune gen: cannot write {}", config.out.display());
         return 2;
     }
