@@ -250,6 +250,7 @@ fn write_fen_with<R: Rules>(position: &Position<R>, name: impl Fn(u8) -> String)
         list(Color::Black)
     )
 }
+
 /// Games read from FENs: the notation knows the game, never the other way round.
 impl<R: Rules> Game<R> {
     /// A game from a PDN FEN.

@@ -254,6 +254,7 @@ fn is_subsequence(needle: &[u8], hay: &[u8]) -> bool {
     let mut rest = hay.iter();
     needle.iter().all(|n| rest.any(|h| h == n))
 }
+
 /// Games played and written in move text: the notation knows the game, never the other way
 /// round.
 impl<R: Rules> Game<R> {

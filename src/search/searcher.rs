@@ -82,8 +82,8 @@ pub struct Limits {
     pub skill: Option<Skill>,
 }
 
-/// State shared by the threads of one search, made by [`think`] from its [`Env`]; other
-/// threads reach a running search through its [`Control`] only.
+/// State shared by the threads of one search, made by [`think`](super::think) from its
+/// [`Env`]; other threads reach a running search through its [`Control`] only.
 #[derive(Debug)]
 pub(crate) struct Shared {
     /// Stop, `ponderhit` and the clock.

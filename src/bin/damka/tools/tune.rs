@@ -219,7 +219,7 @@ pub fn play_game<R: Rules>(
 /// The units (games, blocks) a file holds in full, one more than the number of its last
 /// `MARKER N` line (`# game N`, `# block N`), and the length of the file up to the end of
 /// that line: what a resumed run keeps.
-pub fn finished_units(text: &str, marker: &str) -> (usize, usize) {
+fn finished_units(text: &str, marker: &str) -> (usize, usize) {
     let (mut units, mut end, mut offset) = (0, 0, 0);
     for line in text.split_inclusive('\n') {
         offset += line.len();
@@ -234,6 +234,37 @@ pub fn finished_units(text: &str, marker: &str) -> (usize, usize) {
         }
     }
     (units, end)
+}
+
+/// The output file of a resumable run (`tune gen`, `tune score`): created afresh, or with
+/// `resume` kept up to the end of its last whole unit (its last `MARKER N` line; what an
+/// interruption left after it is cut) and opened to go on. Returns the file, the units it
+/// keeps and the position lines among them; the error says what could not be read or written.
+pub fn open_resumable(
+    out: &std::path::Path,
+    resume: bool,
+    marker: &str,
+) -> Result<(std::fs::File, usize, usize), String> {
+    let cannot = |error: std::io::Error| format!("cannot write {}: {error}", out.display());
+    if !resume || !out.exists() {
+        return Ok((std::fs::File::create(out).map_err(cannot)?, 0, 0));
+    }
+    let text = std::fs::read_to_string(out)
+        .map_err(|error| format!("cannot read {}: {error}", out.display()))?;
+    let (units, end) = finished_units(&text, marker);
+    let positions = text[..end]
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .count();
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(out)
+        .map_err(cannot)?;
+    use std::io::Seek;
+    // Cut a unit the interruption left half written.
+    file.set_len(end as u64).map_err(cannot)?;
+    file.seek(std::io::SeekFrom::End(0)).map_err(cannot)?;
+    Ok((file, units, positions))
 }
 
 /// An output file written in unit order (games, blocks) by several threads: a finished unit
@@ -289,60 +320,21 @@ pub fn run_gen(config: &GenConfig) -> i32 {
             }
         },
     };
-    let (first, positions_before) = if config.resume && config.out.exists() {
-        let text = match std::fs::read_to_string(&config.out) {
-            Ok(text) => text,
+    let (file, first, positions_before) =
+        match open_resumable(&config.out, config.resume, "# game ") {
+            Ok(opened) => opened,
             Err(error) => {
-                eprintln!(
-                    "damka tune gen: cannot read {}: {error}",
-                    config.out.display()
-                );
+                eprintln!("damka tune gen: {error}");
                 return 2;
             }
         };
-        let (games, end) = finished_units(&text, "# game ");
-        let positions = text[..end]
-            .lines()
-            .filter(|line| !line.starts_with('#'))
-            .count();
-        (games, (positions, end as u64))
-    } else {
-        (0, (0, 0))
-    };
-    let opened = if config.resume {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&config.out)
-            .and_then(|mut file| {
-                use std::io::Seek;
-                // Cut a game the interruption left half written.
-                file.set_len(positions_before.1)?;
-                file.seek(std::io::SeekFrom::End(0))?;
-                Ok(file)
-            })
-    } else {
-        std::fs::File::create(&config.out)
-    };
-    if config.resume && first > 0 {
+    if first > 0 {
         eprintln!(
-            "damka tune gen: {} holds {first} games ({} positions); playing games {first} to {}",
+            "damka tune gen: {} holds {first} games ({positions_before} positions); playing games {first} to {}",
             config.out.display(),
-            positions_before.0,
             config.games
         );
     }
-    let file = match opened {
-        Ok(file) => file,
-        Err(error) => {
-            eprintln!(
-                "damka tune gen: cannot write {}: {error}",
-                config.out.display()
-            );
-            return 2;
-        }
-    };
     let bar = ProgressBar::new(config.games as u64);
     bar.set_position(first.min(config.games) as u64);
     bar.set_style(
@@ -353,7 +345,7 @@ pub fn run_gen(config: &GenConfig) -> i32 {
         .progress_chars("=> "),
     );
     let next = AtomicUsize::new(first);
-    let positions = AtomicUsize::new(positions_before.0);
+    let positions = AtomicUsize::new(positions_before);
     // Finished games wait here until every earlier game is written, so the file is in game
     // order whatever the thread count, and a long run can be used before it ends.
     let output = Mutex::new(OrderedOutput::new(file, first));

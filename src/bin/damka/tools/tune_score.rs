@@ -15,7 +15,7 @@
 //! comment line `# block N`; with `--resume` an interrupted run keeps the blocks its file holds
 //! in full and writes the rest, the file an uninterrupted run would have written.
 
-use super::tune::{OrderedOutput, SCORE_CLAMP, finished_units};
+use super::tune::{OrderedOutput, SCORE_CLAMP, open_resumable};
 use super::tune_fit::for_white;
 use damka::egtb::probe::Tables;
 use damka::game::{Game, Outcome};
@@ -141,26 +141,6 @@ fn score_block<R: Rules>(
     lines
 }
 
-/// The output file, opened fresh or cut after the last whole block, and that block count.
-fn open_output(config: &ScoreConfig) -> Result<(std::fs::File, usize), String> {
-    let cannot = |error: std::io::Error| format!("cannot write {}: {error}", config.out.display());
-    if !config.resume || !config.out.exists() {
-        return Ok((std::fs::File::create(&config.out).map_err(cannot)?, 0));
-    }
-    let text = std::fs::read_to_string(&config.out)
-        .map_err(|error| format!("cannot read {}: {error}", config.out.display()))?;
-    let (blocks, end) = finished_units(&text, "# block ");
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .open(&config.out)
-        .map_err(cannot)?;
-    use std::io::Seek;
-    // Cut a block the interruption left half written.
-    file.set_len(end as u64).map_err(cannot)?;
-    file.seek(std::io::SeekFrom::End(0)).map_err(cannot)?;
-    Ok((file, blocks))
-}
-
 /// Scores every block from `first` on, on `config.threads` threads; false when a write failed.
 fn score_blocks<R: Rules>(
     config: &ScoreConfig,
@@ -219,7 +199,7 @@ pub fn run_score(config: &ScoreConfig) -> i32 {
         Ok(entries) => entries,
         Err(error) => return fail(error),
     };
-    let (file, first) = match open_output(config) {
+    let (file, first, _) = match open_resumable(&config.out, config.resume, "# block ") {
         Ok(opened) => opened,
         Err(error) => return fail(error),
     };
