@@ -10,17 +10,19 @@ set -euo pipefail
 
 # The commits whose trees hold data/selfplay/*.txt.xz: every chunk of the first fits (the last
 # commit before they left the tree), then English's table-adjudicated chunks `english2-*` and
-# its network games `english3-*` and `english4-*` (each in a commit that added them; the next
-# one removed them again).
+# its network games `english3-*` and `english4-*`, and `english4d11-*` (the first english4
+# chunks with 11-ply scores); each in a commit that added them, the next one removed them again.
 HOLDER=67c419c498ce428eb9c2a031e028c2dbe43d2aa0
 HOLDER_ENGLISH2=02ff2aafeeb7867ff9543cf352b5f9484b5ee2e6
 HOLDER_ENGLISH3=a587790a6e634b146dca2e8ccbb1c8aa2304cd9d
 HOLDER_ENGLISH4=80d7ab8d806a8a6d00471552ff5581c23848b8fc
+HOLDER_ENGLISH4D11=1600b028eac8856c577b8ef934cd65711993af77
 holder_of() {
     case "$1" in
         selfplay/english2-*) echo "$HOLDER_ENGLISH2" ;;
         selfplay/english3-*) echo "$HOLDER_ENGLISH3" ;;
         selfplay/english4-*) echo "$HOLDER_ENGLISH4" ;;
+        selfplay/english4d11-*) echo "$HOLDER_ENGLISH4D11" ;;
         *) echo "$HOLDER" ;;
     esac
 }
