@@ -5,7 +5,7 @@ English's built-in network (src/eval/data/english.dnet) was fitted this way; doc
 the commands. Needs numpy and torch (pip install numpy torch).
 
   python3 scripts/train_net.py prepare OUT.npz FILE...     # FEN;RESULT[;SCORE] lines -> arrays
-  python3 scripts/train_net.py train OUT.npz NET.pt [--hidden 256] [--epochs 8] [--threads 2] [--lambda 0]
+  python3 scripts/train_net.py train OUT.npz NET.pt [--hidden 256] [--epochs 8] [--threads 2] [--lambda 0] [--init NET.dnet]
   python3 scripts/train_net.py export NET.pt NET.bin [--hidden 256] [--buckets 1] [--k 0.009083]
 
 The held-out positions are the last 5% of the files given (the last games), as in
@@ -19,6 +19,9 @@ held-out losses of fits with different L compare.
 `--buckets B` (1 or 4; give the same to train and export) gives the layers after the first B
 sets of weights, one for each range of piece counts (with 4: 1-6, 7-12, 13-18, 19-24 pieces),
 as src/eval/network.rs chooses them; the first layer is shared.
+`--init NET.dnet` starts the fit from the weights of a DAMKANET file (e.g. the built-in
+src/eval/data/english.dnet) instead of random ones: a fine-tune, usually with a smaller `--lr`;
+the best of its passes is written even when the starting network's held-out loss was lower.
 K is the scale of the pattern fit on the same files (`# ... K = ...` in its log): the network's
 logit divided by K is its score in centi-men.
 """
@@ -93,6 +96,46 @@ def network(hidden, buckets=1):
     return Net()
 
 
+def load_dnet(path, hidden, buckets):
+    """The state of `network(hidden, buckets)` held by a DAMKANET file that `export` wrote."""
+    import numpy as np, torch
+    data = open(path, 'rb').read()
+    body, (checksum,) = data[:-8], struct.unpack('<Q', data[-8:])
+    expected = 0xcbf29ce484222325
+    for byte in body:
+        expected = ((expected ^ byte) * 0x100000001b3) & 0xffffffffffffffff
+    if body[:8] != b'DAMKANET' or checksum != expected:
+        sys.exit(f'{path}: not a DAMKANET file, or its checksum is wrong')
+    version, inputs, first, second = struct.unpack('<HHHH', body[8:16])
+    offset, file_buckets = 16, 1
+    if version == 2:
+        (file_buckets,) = struct.unpack('<H', body[16:18])
+        offset = 18
+    if (inputs, first, second, file_buckets) != (128, hidden, 32, buckets):
+        sys.exit(f'{path}: shape {inputs}-{first}-{second}, {file_buckets} buckets; '
+                 f'the fit has 128-{hidden}-32, {buckets}')
+    floats = np.frombuffer(body, '<f4', offset=offset + 4)
+    position = 0
+
+    def take(*shape):
+        nonlocal position
+        size = math.prod(shape)
+        out = torch.from_numpy(floats[position:position + size].copy()).reshape(shape)
+        position += size
+        return out
+    state = {'l1.weight': take(128, hidden).T.contiguous(), 'l1.bias': take(hidden)}
+    parts = {k: [] for k in ('l2.weight', 'l2.bias', 'l3.weight', 'l3.bias', 'l4.weight', 'l4.bias')}
+    for _ in range(buckets):
+        parts['l2.weight'].append(take(hidden, 32).T)
+        parts['l2.bias'].append(take(32))
+        parts['l3.weight'].append(take(32, 32).T)
+        parts['l3.bias'].append(take(32))
+        parts['l4.weight'].append(take(1, 32))
+        parts['l4.bias'].append(take(1))
+    state.update({k: torch.cat(v).contiguous() for k, v in parts.items()})
+    return state
+
+
 def turned(x):
     """Square s -> 31 - s (half a turn of the board), for 32-bit masks."""
     import numpy as np
@@ -136,6 +179,8 @@ def train(args):
     def inputs(idx):
         return ((planes[idx].unsqueeze(2) & bits) != 0).float().reshape(len(idx), 128)
     net = network(args.hidden, args.buckets)
+    if args.init:
+        net.load_state_dict(load_dnet(args.init, args.hidden, args.buckets))
     lr = args.lr
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     loss_fn = torch.nn.functional.binary_cross_entropy_with_logits
@@ -151,6 +196,11 @@ def train(args):
           f'{int(scored.sum())} scored positions', flush=True)
     best = held_loss()
     print(f'start: held-out loss {best:.6f}', flush=True)
+    if args.init:
+        # A fine-tune moves the network to other labels, which the held-out results need not
+        # favour: its passes compete with each other, not with the starting network.
+        best = math.inf
+    written = False
     for epoch in range(args.epochs):
         start = time.time()
         perm = torch.randperm(cut)
@@ -172,10 +222,13 @@ def train(args):
         if h < best:
             best = h
             torch.save(net.state_dict(), args.out)
+            written = True
         else:
             lr /= 4
             for group in opt.param_groups:
                 group['lr'] = lr
+    if not written:
+        sys.exit('no pass improved on the start (or --epochs 0): nothing written')
     print(f'best held-out loss {best:.6f}, written to {args.out}')
 
 
@@ -231,6 +284,7 @@ def main():
                    help='share of the search score in the label of scored positions')
     p.add_argument('--k', type=float, default=0.009083,
                    help='the scale turning a score in centi-men into a logit')
+    p.add_argument('--init', default=None, help='a DAMKANET file to start from (a fine-tune)')
     p.set_defaults(run=train)
     p = sub.add_parser('export')
     p.add_argument('net')
