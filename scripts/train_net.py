@@ -96,15 +96,20 @@ def network(hidden, buckets=1):
     return Net()
 
 
+def fnv1a(body):
+    """The checksum that ends a DAMKANET file: FNV-1a 64, as src/eval/patterns.rs."""
+    checksum = 0xcbf29ce484222325
+    for byte in body:
+        checksum = ((checksum ^ byte) * 0x100000001b3) & 0xffffffffffffffff
+    return checksum
+
+
 def load_dnet(path, hidden, buckets):
     """The state of `network(hidden, buckets)` held by a DAMKANET file that `export` wrote."""
     import numpy as np, torch
     data = open(path, 'rb').read()
     body, (checksum,) = data[:-8], struct.unpack('<Q', data[-8:])
-    expected = 0xcbf29ce484222325
-    for byte in body:
-        expected = ((expected ^ byte) * 0x100000001b3) & 0xffffffffffffffff
-    if body[:8] != b'DAMKANET' or checksum != expected:
+    if body[:8] != b'DAMKANET' or checksum != fnv1a(body):
         sys.exit(f'{path}: not a DAMKANET file, or its checksum is wrong')
     version, inputs, first, second = struct.unpack('<HHHH', body[8:16])
     offset, file_buckets = 16, 1
@@ -254,10 +259,7 @@ def export(args):
             body += floats(sd[layer + '.weight'][32 * b:32 * (b + 1)].T.contiguous())
             body += floats(sd[layer + '.bias'][32 * b:32 * (b + 1)])
         body += floats(sd['l4.weight'][b]) + floats(sd['l4.bias'][b:b + 1])
-    checksum = 0xcbf29ce484222325  # FNV-1a 64, as src/eval/patterns.rs
-    for byte in body:
-        checksum = ((checksum ^ byte) * 0x100000001b3) & 0xffffffffffffffff
-    open(args.out, 'wb').write(body + struct.pack('<Q', checksum))
+    open(args.out, 'wb').write(body + struct.pack('<Q', fnv1a(body)))
     print(len(body) + 8, 'bytes written to', args.out)
 
 
