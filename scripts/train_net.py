@@ -112,6 +112,8 @@ def load_dnet(path, hidden, buckets):
     if body[:8] != b'DAMKANET' or checksum != fnv1a(body):
         sys.exit(f'{path}: not a DAMKANET file, or its checksum is wrong')
     version, inputs, first, second = struct.unpack('<HHHH', body[8:16])
+    if version not in (1, 2):
+        sys.exit(f'{path}: DAMKANET version {version}; this script reads versions 1 and 2')
     offset, file_buckets = 16, 1
     if version == 2:
         (file_buckets,) = struct.unpack('<H', body[16:18])
