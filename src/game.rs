@@ -68,7 +68,7 @@ struct Record<R: Rules> {
     before: Position<R>,
     mv: Move,
     reversible_plies: u32,
-    endgame_plies: u32,
+    small_endgame: Option<SmallEndgameCount>,
 }
 
 /// A game of variant `R` from some start position.
@@ -79,8 +79,9 @@ pub struct Game<R: Rules> {
     history: Vec<Record<R>>,
     /// Plies since the last capture or man move.
     reversible_plies: u32,
-    /// Plies played in the current small-endgame configuration.
-    endgame_plies: u32,
+    /// The count of the small-endgame rule, while the position is in one of its
+    /// configurations.
+    small_endgame: Option<SmallEndgameCount>,
 }
 
 impl<R: Rules> Default for Game<R> {
@@ -97,7 +98,7 @@ impl<R: Rules> Game<R> {
             position: start,
             history: Vec::new(),
             reversible_plies: 0,
-            endgame_plies: 0,
+            small_endgame: SmallEndgameCount::at_start(&start),
         }
     }
 
@@ -134,6 +135,12 @@ impl<R: Rules> Game<R> {
         self.reversible_plies
     }
 
+    /// The count of the variant's small-endgame rule (see [`SmallEndgame`]) while the current
+    /// position is in one of its configurations, `None` otherwise.
+    pub fn small_endgame(&self) -> Option<SmallEndgameCount> {
+        self.small_endgame
+    }
+
     /// The legal moves in the current position.
     pub fn legal_moves(&self) -> MoveList {
         self.position.legal_moves()
@@ -146,7 +153,7 @@ impl<R: Rules> Game<R> {
             before,
             mv,
             reversible_plies: self.reversible_plies,
-            endgame_plies: self.endgame_plies,
+            small_endgame: self.small_endgame,
         });
         self.position = before.play(&mv);
         self.reversible_plies = if before.is_reversible(&mv) {
@@ -154,13 +161,7 @@ impl<R: Rules> Game<R> {
         } else {
             0
         };
-        let material_changed = mv.is_capture() || mv.promotes;
-        self.endgame_plies = match small_endgame_limit(&self.position) {
-            Some(_) if !material_changed && small_endgame_limit(&before).is_some() => {
-                self.endgame_plies + 1
-            }
-            _ => 0,
-        };
+        self.small_endgame = SmallEndgameCount::after(self.small_endgame, &mv, &self.position);
     }
 
     /// Takes back the last move, returning it; `None` at the start.
@@ -168,7 +169,7 @@ impl<R: Rules> Game<R> {
         let record = self.history.pop()?;
         self.position = record.before;
         self.reversible_plies = record.reversible_plies;
-        self.endgame_plies = record.endgame_plies;
+        self.small_endgame = record.small_endgame;
         Some(record.mv)
     }
 
@@ -227,12 +228,53 @@ impl<R: Rules> Game<R> {
         if rules.no_progress_plies > 0 && self.reversible_plies >= rules.no_progress_plies {
             return Some(DrawReason::NoProgress);
         }
-        if let Some(limit) = small_endgame_limit(&self.position)
-            && self.endgame_plies >= limit
-        {
+        if self.small_endgame.is_some_and(|count| count.is_over()) {
             return Some(DrawReason::SmallEndgame);
         }
         None
+    }
+}
+
+/// Where a game stands in a small-endgame configuration: the plies played in it and the
+/// plies it may last (see [`small_endgame_limit`]). The game and the search count alike: the
+/// count starts at 0 when a position enters a configuration and goes up by one with each
+/// move that stays in one without a capture or a crowning; any other move starts it again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmallEndgameCount {
+    /// Plies played since the configuration began.
+    pub plies: u32,
+    /// The plies after which the game is drawn.
+    pub limit: u32,
+}
+
+impl SmallEndgameCount {
+    /// The count of a game that starts at `position` (no move played in it yet).
+    pub fn at_start<R: Rules>(position: &Position<R>) -> Option<Self> {
+        small_endgame_limit(position).map(|limit| SmallEndgameCount { plies: 0, limit })
+    }
+
+    /// The count after `mv` led to `child` from a position whose count was `parent`.
+    #[inline]
+    pub fn after<R: Rules>(parent: Option<Self>, mv: &Move, child: &Position<R>) -> Option<Self> {
+        if R::DRAW_RULES.small_endgame == SmallEndgame::None {
+            return None;
+        }
+        let limit = small_endgame_limit(child)?;
+        let plies = match parent {
+            Some(count) if !mv.is_capture() && !mv.promotes => count.plies + 1,
+            _ => 0,
+        };
+        Some(SmallEndgameCount { plies, limit })
+    }
+
+    /// True when the limit is reached: the game is drawn.
+    pub fn is_over(&self) -> bool {
+        self.plies >= self.limit
+    }
+
+    /// Plies left before the game is drawn.
+    pub fn remaining(&self) -> u32 {
+        self.limit.saturating_sub(self.plies)
     }
 }
 
@@ -245,6 +287,9 @@ pub fn small_endgame_limit<R: Rules>(position: &Position<R>) -> Option<u32> {
             position.kings_of(color).count_ones(),
         )
     };
+    if R::DRAW_RULES.small_endgame == SmallEndgame::None {
+        return None;
+    }
     let (white, black) = (counts(Color::White), counts(Color::Black));
     if R::DRAW_RULES.small_endgame == SmallEndgame::Turkish {
         return (white.0 == 1 && black.0 == 1).then_some(4);

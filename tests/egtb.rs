@@ -2,11 +2,14 @@
 
 use crate::common;
 
+use common::peer::Peer;
 use common::process::{damka_command, run_damka, run_limited};
 use common::retro::{Tablebase, Value as RetroValue};
 use damka::egtb::generate::{NoProgress, generate, verify};
 use damka::egtb::probe::Tables;
 use damka::egtb::{Material, Value, positions_with};
+use damka::game::Game;
+use damka::notation::fen::write_fen;
 use damka::rules::{English, International, Russian};
 use damka::{Position, Rules};
 use std::path::{Path, PathBuf};
@@ -575,4 +578,158 @@ fn version_1_files_are_read_and_upgraded() {
     let (code, out, _) = damka(&["egtb", "upgrade", "--dir", dir_text]);
     assert_eq!(code, 0);
     assert!(out.contains("rewrote 0 files, 16 already current"), "{out}");
+}
+
+/// The value under the small-endgame rule, for the side to move, of a position inside a
+/// kings-only configuration with `left` plies before the count runs out: 1 win, 0 draw, -1
+/// loss. A plain minimax over the library's moves; a capture starts a new count (or ends the
+/// game), where the retrograde solver's value is the rule's value (`retro::
+/// small_endgame_values_fit_the_international_rule`).
+fn value_late_in_count(position: &Position<International>, left: u32) -> i32 {
+    let moves = position.legal_moves();
+    if moves.is_empty() {
+        return -1;
+    }
+    if left == 0 {
+        return 0;
+    }
+    let retro = common::retro::international();
+    moves
+        .iter()
+        .map(|mv| {
+            let child = position.play(mv);
+            let for_child = if child.pieces(child.side_to_move()) == 0 {
+                -1
+            } else if mv.is_capture() {
+                match retro.probe(&child).expect("the solver holds the child") {
+                    RetroValue::Win(_) => 1,
+                    RetroValue::Loss(_) => -1,
+                    RetroValue::Draw => 0,
+                }
+            } else {
+                value_late_in_count(&child, left - 1)
+            };
+            -for_child
+        })
+        .max()
+        .expect("a move")
+}
+
+/// A game of `plies` king moves from a position of the same kings-only material to `end`,
+/// never repeating a position: walked backwards from the end, each step taking a king of the
+/// side that moved last back along its line, checked by playing it forwards.
+fn game_ending_in(
+    end: Position<International>,
+    plies: usize,
+    seed: u64,
+) -> Option<Game<International>> {
+    let mut random = common::SplitMix(seed);
+    let mut seen = vec![end.hash()];
+    let mut moves = Vec::new();
+    let mut current = end;
+    for _ in 0..plies {
+        let mover = current.side_to_move().opponent();
+        let turned = current.with_side_to_move(mover);
+        let mut earlier = Vec::new();
+        for forward in turned.legal_moves().iter().filter(|m| !m.is_capture()) {
+            let before = turned.play(forward).with_side_to_move(mover);
+            if seen.contains(&before.hash()) {
+                continue;
+            }
+            let back = before
+                .legal_moves()
+                .iter()
+                .copied()
+                .find(|m| m.from == forward.to && m.to == forward.from && !m.is_capture());
+            if let Some(back) = back.filter(|back| before.play(back) == current) {
+                earlier.push((before, back));
+            }
+        }
+        if earlier.is_empty() {
+            return None;
+        }
+        let (before, back) = earlier[random.below(earlier.len())];
+        seen.push(before.hash());
+        moves.push(back);
+        current = before;
+    }
+    let mut game = Game::new(current);
+    for mv in moves.iter().rev() {
+        game.play(*mv);
+    }
+    assert!(game.position() == &end && game.outcome().is_none());
+    Some(game)
+}
+
+/// The last `info depth` line's score of a depth-`depth` search of `position_command`, with
+/// `EGTBPath` set to `tables` if given (stdin stays open until `bestmove`: closing it ends a
+/// search).
+fn final_score(position_command: &str, depth: u32, tables: Option<&str>) -> String {
+    let mut peer = Peer::start(&[]);
+    peer.send("setoption name Variant value international");
+    if let Some(dir) = tables {
+        peer.send(&format!("setoption name EGTBPath value {dir}"));
+    }
+    peer.send(position_command);
+    peer.send(&format!("go depth {depth}"));
+    let lines = peer.until(LIMIT, |line| line.starts_with("bestmove "));
+    peer.send("quit");
+    let last = lines
+        .iter()
+        .rev()
+        .find(|(_, line)| line.starts_with("info depth"))
+        .unwrap_or_else(|| peer.fail("no info line"));
+    let after = last.1.split(" score ").nth(1).expect("a score");
+    after
+        .split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// FMJD art. 8.3: two kings against one are drawn after 5 moves each. Late in that count, a
+/// win the move rules give in more plies than are left is a draw, and the engine says so,
+/// with tables and without; the same position at the start of a count is a win. The game is
+/// sent as the moves that led to the position, as a GUI sends it.
+#[test]
+fn the_search_counts_the_small_endgame_rule() {
+    let two_kings_against_one = |p: &Position<International>, value: RetroValue| {
+        p.side_to_move() == damka::Color::White
+            && p.kings_of(damka::Color::White).count_ones() == 2
+            && p.pieces(damka::Color::White) == p.kings_of(damka::Color::White)
+            && p.kings_of(damka::Color::Black).count_ones() == 1
+            && p.pieces(damka::Color::Black) == p.kings_of(damka::Color::Black)
+            && matches!(value, RetroValue::Win(3..=7))
+    };
+    let candidates = common::retro::international().sample(20, 8, two_kings_against_one);
+    // Two plies left of the ten: White's move and Black's.
+    let (end, game) = candidates
+        .iter()
+        .filter(|(end, _)| value_late_in_count(end, 2) == 0)
+        .find_map(|&(end, _)| Some((end, game_ending_in(end, 8, end.hash())?)))
+        .expect("a win of two kings against one that the rule draws late in the count");
+    let count = game.small_endgame().expect("in the configuration");
+    assert_eq!((count.plies, count.limit), (8, 10));
+
+    let start = write_fen(game.start());
+    let late = format!("position fen {start} moves {}", game.move_texts().join(" "));
+    let fresh = format!("position fen {}", write_fen(&end));
+    let dir = scratch("rule");
+    generate::<International>(&dir, 3, 2).expect("generation succeeds");
+    let dir = dir.to_str().unwrap();
+    assert!(
+        final_score(&fresh, 12, None).starts_with("mate "),
+        "{fresh}"
+    );
+    assert!(
+        final_score(&fresh, 12, Some(dir)).starts_with("mate "),
+        "{fresh}"
+    );
+    assert_eq!(final_score(&late, 12, Some(dir)), "cp 0", "{late}");
+    let without_tables = final_score(&late, 12, None);
+    let cp: i32 = without_tables
+        .strip_prefix("cp ")
+        .and_then(|cp| cp.parse().ok())
+        .unwrap_or_else(|| panic!("no win: {without_tables} for {late}"));
+    assert!(cp.abs() < 100, "{without_tables} for {late}");
 }

@@ -197,14 +197,7 @@ impl<R: Rules> Session for GameSession<R> {
             request.go.searchmoves.clone(),
             request.skill_seed,
         );
-        let context = GameContext {
-            reversible_hashes: {
-                let positions: Vec<u64> = self.game.positions().map(|p| p.hash()).collect();
-                let keep = self.game.reversible_plies() as usize;
-                let current = positions.len() - 1;
-                positions[current.saturating_sub(keep)..current].to_vec()
-            },
-        };
+        let context = GameContext::of_game(&self.game);
         request.tt.new_search();
         let control = Arc::new(Control::new(plan.untimed));
         let env = Env {

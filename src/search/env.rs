@@ -3,6 +3,8 @@
 use super::tt::TranspositionTable;
 use crate::egtb::probe::Tables;
 use crate::eval::EvalSet;
+use crate::game::Game;
+use crate::rules::Rules;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -120,10 +122,29 @@ impl Control {
     }
 }
 
-/// The game as the search needs it: hashes of the earlier positions that can still repeat.
+/// The game as the search needs it: hashes of the earlier positions that can still repeat,
+/// and how far the small-endgame rule's count has gone.
 #[derive(Clone, Debug, Default)]
 pub struct GameContext {
     /// Hashes of the positions since the last capture or man move, oldest first, the current
     /// position excluded.
     pub reversible_hashes: Vec<u64>,
+    /// Plies the game has already spent in the small-endgame configuration of the root, if
+    /// the root is in one (see [`crate::game::SmallEndgameCount`]); 0 for a game that starts
+    /// at the root.
+    pub small_endgame_plies: u32,
+}
+
+impl GameContext {
+    /// The context of a game's current position: the positions since its last capture or man
+    /// move, and its small-endgame count.
+    pub fn of_game<R: Rules>(game: &Game<R>) -> Self {
+        let hashes: Vec<u64> = game.positions().map(|p| p.hash()).collect();
+        let current = hashes.len() - 1;
+        let keep = game.reversible_plies() as usize;
+        GameContext {
+            reversible_hashes: hashes[current.saturating_sub(keep)..current].to_vec(),
+            small_endgame_plies: game.small_endgame().map_or(0, |count| count.plies),
+        }
+    }
 }

@@ -12,6 +12,7 @@ use super::tt::{Bound, TranspositionTable};
 use crate::egtb::Value;
 use crate::egtb::probe::Tables;
 use crate::eval::{EvalSet, evaluate};
+use crate::game::SmallEndgameCount;
 use crate::movegen::MoveList;
 use crate::position::{Move, Position};
 use crate::rules::Rules;
@@ -193,6 +194,9 @@ pub(crate) struct Searcher<'a, R: Rules> {
     path: Vec<u64>,
     /// Plies since the last capture or man move at each entry of `path`.
     reversible: Vec<u32>,
+    /// The small-endgame rule's count at each entry of `path` (kept for the search's nodes;
+    /// the game's positions before the root hold `None`, only the top is ever read).
+    small_endgame: Vec<Option<SmallEndgameCount>>,
     /// Per from and to square: how often the move was the best of a node that it raised
     /// alpha in, as a rate in 1/4096 (see [`HISTORY_ONE`]).
     history: Box<[[u16; 64]; 64]>,
@@ -231,6 +235,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             seldepth: 0,
             path: Vec::with_capacity(256),
             reversible: Vec::with_capacity(256),
+            small_endgame: Vec::with_capacity(256),
             history: Box::new([[HISTORY_ONE / 2; 64]; 64]),
             lists: (0..=MAX_PLY).map(|_| MoveList::new()).collect(),
             orders: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
@@ -269,16 +274,23 @@ impl<'a, R: Rules> Searcher<'a, R> {
         if root_moves.is_empty() {
             return Outcome::default();
         }
-        self.keep_table_moves(root, &mut root_moves);
         self.path.clear();
         self.reversible.clear();
+        self.small_endgame.clear();
         let count = game.reversible_hashes.len();
         for (index, &hash) in game.reversible_hashes.iter().enumerate() {
             self.path.push(hash);
             self.reversible.push(index as u32);
+            self.small_endgame.push(None);
         }
         self.path.push(root.hash());
         self.reversible.push(count as u32);
+        let root_count = SmallEndgameCount::at_start(root).map(|count| SmallEndgameCount {
+            plies: game.small_endgame_plies,
+            ..count
+        });
+        self.small_endgame.push(root_count);
+        self.keep_table_moves(root, &mut root_moves);
 
         let lines = self.limits.skill.map_or(1, |skill| skill.lines());
         let multipv = self.limits.multipv.max(lines).clamp(1, root_moves.len());
@@ -374,6 +386,12 @@ impl<'a, R: Rules> Searcher<'a, R> {
         {
             return;
         }
+        // Late in a small-endgame count, a win the tables promise may take longer than the
+        // rule allows, and a move the tables rank lower (a crowning that starts the count
+        // again) may be the one that still wins: the search decides among all moves.
+        if self.settled_by_rule(tables.probe(root)).is_none() {
+            return;
+        }
         let Some(ranked) = tables.rank_moves(root) else {
             return;
         };
@@ -397,12 +415,33 @@ impl<'a, R: Rules> Searcher<'a, R> {
     #[inline]
     fn probe_tables(&self, position: &Position<R>, ply: usize) -> Option<i32> {
         let value = self.shared.egtb.as_deref()?.probe_settled(position)?;
+        let value = self.settled_by_rule(Some(value))?;
         self.shared.tbhits.fetch_add(1, Ordering::Relaxed);
         Some(match value {
             Value::Win(n) => WIN - (ply as i32 + n as i32),
             Value::Loss(n) => -(WIN - (ply as i32 + n as i32)),
             Value::Draw => DRAW,
         })
+    }
+
+    /// A table value of the node on top of the path as the game's rules give it, or `None`
+    /// when they may not give it. The tables follow the move rules only, while the
+    /// small-endgame rule (FMJD art. 8.3, Russian's three kings) draws a configuration after a
+    /// number of plies. A win or loss that ends within the plies left stands (the game ends
+    /// before the count runs out), as does a draw (the rule only adds draws). A longer one is
+    /// left to the search: the count may run out first, or a capture or crowning on the way
+    /// may start it again. At the start of a count every win and loss of the international
+    /// and Russian tables ends in time (docs/egtb.md), so only counts already under way need
+    /// the search.
+    fn settled_by_rule(&self, value: Option<Value>) -> Option<Value> {
+        let value = value?;
+        let Some(count) = self.small_endgame.last().copied().flatten() else {
+            return Some(value);
+        };
+        match value {
+            Value::Win(n) | Value::Loss(n) if n > count.remaining() => None,
+            _ => Some(value),
+        }
     }
 
     /// When an iteration is cut short, a move that already beat the iteration's first move
@@ -544,11 +583,15 @@ impl<'a, R: Rules> Searcher<'a, R> {
         } else {
             0
         };
+        let count = self.small_endgame.last().copied().flatten();
         self.path.push(child.hash());
         self.reversible.push(reversible);
+        self.small_endgame
+            .push(SmallEndgameCount::after(count, mv, child));
         let result = work(self);
         self.path.pop();
         self.reversible.pop();
+        self.small_endgame.pop();
         result
     }
 
@@ -569,11 +612,18 @@ impl<'a, R: Rules> Searcher<'a, R> {
     }
 
     /// True when the position on top of the path repeats an earlier one (a draw inside the
-    /// search) or the variant's no-progress rule ends the game.
+    /// search) or the variant's no-progress or small-endgame rule ends the game.
     fn is_draw(&self) -> bool {
         let reversible = *self.reversible.last().expect("the path holds the node") as usize;
         let rules = R::DRAW_RULES;
         if rules.no_progress_plies > 0 && reversible >= rules.no_progress_plies as usize {
+            return true;
+        }
+        if self
+            .small_endgame
+            .last()
+            .is_some_and(|count| count.is_some_and(|count| count.is_over()))
+        {
             return true;
         }
         if rules.repetitions == 0 {

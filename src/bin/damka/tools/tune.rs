@@ -175,13 +175,7 @@ pub fn play_game<R: Rules>(
             break;
         }
         let quiet_here = is_quiet(&position);
-        let context = GameContext {
-            reversible_hashes: {
-                let hashes: Vec<u64> = game.positions().map(|p| p.hash()).collect();
-                let current = hashes.len() - 1;
-                hashes[current.saturating_sub(game.reversible_plies() as usize)..current].to_vec()
-            },
-        };
+        let context = GameContext::of_game(&game);
         tt.new_search();
         let env = Env {
             egtb: tables.cloned(),
