@@ -5,12 +5,14 @@ use crate::common;
 use common::peer::Peer;
 use common::process::{damka_command, run_damka, run_limited};
 use common::retro::{Tablebase, Value as RetroValue};
-use damka::egtb::generate::{NoProgress, generate, verify};
+use damka::egtb::generate::{NoProgress, generate, generate_with, verify};
 use damka::egtb::probe::Tables;
-use damka::egtb::{Material, Value, positions_with};
-use damka::game::Game;
+use damka::egtb::{Material, Value, ValueKind, positions_with};
+use damka::game::{Game, Outcome};
 use damka::notation::fen::write_fen;
 use damka::rules::{English, International, Russian};
+use damka::search::tt::TranspositionTable;
+use damka::search::{Env, GameContext, Limits, think};
 use damka::{Position, Rules};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -94,6 +96,146 @@ fn generate_and_cross_check<R: Rules>(name: &str, pieces: usize) {
     let again = generate::<R>(&dir, pieces, 2).expect("resume succeeds");
     assert_eq!(again.solved.len(), 0);
     assert_eq!(again.loaded, tables.len());
+}
+
+/// Win/draw/loss slices from `wdl_from` pieces: every position of the retrograde solver has
+/// the same win, draw or loss (with its distance below `wdl_from` pieces, without it from
+/// there on), the files read back as such, and every value agrees with its successors.
+fn generate_wdl_and_cross_check<R: Rules>(name: &str, pieces: usize, wdl_from: usize) {
+    let dir = scratch(name);
+    generate_with::<R>(
+        &dir,
+        pieces,
+        2,
+        Some(wdl_from),
+        &mut NoProgress,
+        &mut |_| {},
+    )
+    .expect("generation succeeds");
+    let (tables, errors) = Tables::open::<R>(&dir);
+    assert!(errors.is_empty(), "{errors:?}");
+    for slice in tables.slices() {
+        let expected = if slice.indexer.material().total() >= wdl_from {
+            ValueKind::WinDrawLoss
+        } else {
+            ValueKind::Distance
+        };
+        assert_eq!(slice.kind, expected, "{}", slice.indexer.material());
+    }
+    let checked = verify::<R>(&tables, 2, &mut NoProgress);
+    assert_eq!(checked.mismatch_count, 0, "{:?}", checked.mismatches);
+    let retro = Tablebase::<R>::build(pieces);
+    let (mut compared, mut without_distance) = (0u64, 0u64);
+    for (position, value) in retro.positions() {
+        if position.pieces(position.side_to_move()) == 0
+            || position.pieces(position.side_to_move().opponent()) == 0
+        {
+            continue;
+        }
+        let ours = tables.probe(&position).expect("covered");
+        let expected = retro_value(value);
+        let wdl = position.occupied().count_ones() as usize >= wdl_from && !position.has_capture();
+        if wdl {
+            assert_eq!(ours.wdl(), expected.wdl(), "{position:?}");
+            assert!(ours.distance().is_none(), "{position:?}: {ours:?}");
+            without_distance += u64::from(ours != Value::Draw);
+        } else {
+            // Below `wdl_from` pieces, or a capture worked out from its successors (which
+            // may keep their distances).
+            assert!(
+                ours == expected || ours.wdl() == expected.wdl(),
+                "{position:?}"
+            );
+        }
+        compared += 1;
+    }
+    assert!(
+        compared > 1000 && without_distance > 100,
+        "{compared} {without_distance}"
+    );
+}
+
+common::test_cases! {
+    english_wdl_tables_agree_with_the_retrograde_solver:
+        generate_wdl_and_cross_check::<English>("english-wdl", 4, 3);
+    international_wdl_tables_agree_with_the_retrograde_solver:
+        generate_wdl_and_cross_check::<International>("international-wdl", 3, 3);
+}
+
+/// Won English positions of four pieces, the winner the engine with win/draw/loss tables
+/// from four pieces (so no distance to follow), the loser defending with the retrograde
+/// solver's slowest loss: the engine never gives the win away (after each of its moves the
+/// solver still has the other side lost), and it converts the wins the solver calls short
+/// enough for its search; the longer ones may end in a draw by repetition or the 40-move
+/// rule (docs/egtb.md: win/draw/loss tables carry no progress guarantee).
+#[test]
+fn the_engine_keeps_wins_it_knows_without_distance() {
+    const DEPTH: u32 = 20;
+    let dir = scratch("english-wdl-play");
+    generate_with::<English>(&dir, 4, 2, Some(4), &mut NoProgress, &mut |_| {})
+        .expect("generation succeeds");
+    let tables = std::sync::Arc::new(Tables::open::<English>(&dir).0);
+    let retro = common::retro::english();
+    let four_pieces = |p: &Position<English>, value: RetroValue| {
+        p.occupied().count_ones() == 4 && !p.has_capture() && matches!(value, RetroValue::Win(_))
+    };
+    let starts = retro.sample(2, 44, four_pieces);
+    assert!(starts.len() >= 40, "{}", starts.len());
+    let tt = std::sync::Arc::new(TranspositionTable::new(16));
+    let limits = Limits {
+        depth: Some(DEPTH),
+        multipv: 1,
+        ..Limits::default()
+    };
+    let (mut converted, mut drawn) = (Vec::new(), Vec::new());
+    for (start, value) in starts {
+        let winner = start.side_to_move();
+        let mut game = Game::new(start);
+        while game.outcome().is_none() {
+            let position = *game.position();
+            let mv = if position.side_to_move() == winner {
+                tt.new_search();
+                let env = Env {
+                    egtb: Some(std::sync::Arc::clone(&tables)),
+                    game: GameContext::of_game(&game),
+                    ..Env::new(std::sync::Arc::clone(&tt))
+                };
+                think(&position, &limits, &env, &mut |_| {})
+                    .best
+                    .expect("a move")
+            } else {
+                // The slowest loss by the solver.
+                *position
+                    .legal_moves()
+                    .iter()
+                    .max_by_key(|mv| match retro.probe(&position.play(mv)) {
+                        Some(RetroValue::Win(n)) => i64::from(n),
+                        other => panic!("{position:?}: a reply worth {other:?} to the winner"),
+                    })
+                    .expect("a move")
+            };
+            game.play(mv);
+            let after = *game.position();
+            if after.side_to_move() != winner && after.pieces(after.side_to_move()) != 0 {
+                assert!(
+                    matches!(retro.probe(&after), Some(RetroValue::Loss(_))),
+                    "{} ({value:?}): the win was given away after {}",
+                    write_fen(&start),
+                    game.move_texts().join(" ")
+                );
+            }
+        }
+        match game.outcome() {
+            Some(Outcome::Win(side)) if side == winner => converted.push(value),
+            Some(Outcome::Draw(reason)) => drawn.push((value, reason)),
+            other => panic!("{} ({value:?}): {other:?}", write_fen(&start)),
+        }
+    }
+    eprintln!(
+        "converted {} ({converted:?}), drawn {} ({drawn:?})",
+        converted.len(),
+        drawn.len()
+    );
 }
 
 common::test_cases! {

@@ -3,10 +3,10 @@
 //! Layout (all integers little-endian):
 //! ```text
 //!  0  magic "DAMKATB\0"         8 bytes
-//!  8  version (2)               u16
+//!  8  version (2 or 3)          u16
 //! 10  variant family            u8   (index in Variant::ALL)
 //! 11  material                  4 x u8 (white men, white kings, black men, black kings)
-//! 15  reserved (0)              u8
+//! 15  value kind                u8   (0: distances, version 2; 1: win/draw/loss, version 3)
 //! 16  positions                 u64  (the slice's perfect-index size)
 //! 24  values per block          u32
 //! 28  blocks                    u32
@@ -17,24 +17,30 @@
 //!     block checksums           blocks x u32 (low half of FNV-1a 64 of the block's bytes)
 //!     data                      the blocks
 //! ```
-//! A block codes `values per block` one-byte values (see [`super::Value::code`]) either raw
+//! A block codes `values per block` one-byte values (see [`super::ValueKind`]: distance codes
+//! of [`super::Value::code`], or win/draw/loss codes) either raw
 //! (first byte 0) or as runs (first byte 1, then pairs of a value byte and a LEB128 run
 //! length), whichever is shorter. The index gives random access to any block; a value is
 //! found by decoding at most one block. The whole-file checksum guards a file read whole
 //! ([`SliceFile`]); the block checksums guard a block read alone ([`BlockFile`], the engine's
 //! reader, which never reads a whole file). Version 1 files (no block checksums) are still
 //! read: whole with their file checksum, block by block with the blocks' structure checked
-//! only (`damka egtb upgrade` rewrites them as version 2).
+//! only (`damka egtb upgrade` rewrites them as version 2). A win/draw/loss file is version 3,
+//! which builds that read only versions 1 and 2 refuse by name instead of misreading its
+//! codes as distances; a distance file stays version 2.
 
-use super::Material;
+use super::{Material, ValueKind};
 use crate::rules::Variant;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"DAMKATB\0";
-/// The format version this build writes (it also reads version 1, without block checksums).
+/// The format version this build writes for a distance slice (it also reads version 1,
+/// without block checksums).
 pub const VERSION: u16 = 2;
+/// The format version of a win/draw/loss slice, and the newest this build reads.
+pub const VERSION_WDL: u16 = 3;
 const HEADER: usize = 48;
 /// Values per block.
 pub const BLOCK: usize = 4096;
@@ -178,8 +184,8 @@ fn variant_code(variant: Variant) -> u8 {
         .expect("every variant is listed") as u8
 }
 
-/// Encodes a slice's values as a complete file image.
-pub fn encode(variant: Variant, material: Material, values: &[u8]) -> Vec<u8> {
+/// Encodes a slice's values (codes of `kind`) as a complete file image.
+pub fn encode(variant: Variant, material: Material, values: &[u8], kind: ValueKind) -> Vec<u8> {
     let blocks = values.len().div_ceil(BLOCK);
     let mut data = Vec::new();
     let mut offsets = Vec::with_capacity(blocks + 1);
@@ -191,21 +197,28 @@ pub fn encode(variant: Variant, material: Material, values: &[u8]) -> Vec<u8> {
         sums.push(block_checksum(&data[start..]));
     }
     offsets.push(data.len() as u64);
-    let longest = values
-        .iter()
-        .map(|&c| u16::from(c).saturating_sub(1))
-        .max()
-        .unwrap_or(0);
+    let longest = match kind {
+        ValueKind::Distance => values
+            .iter()
+            .map(|&c| u16::from(c).saturating_sub(1))
+            .max()
+            .unwrap_or(0),
+        ValueKind::WinDrawLoss => 0,
+    };
+    let (version, kind_code) = match kind {
+        ValueKind::Distance => (VERSION, 0),
+        ValueKind::WinDrawLoss => (VERSION_WDL, 1),
+    };
     let mut file = Vec::with_capacity(HEADER + offsets.len() * 8 + sums.len() * 4 + data.len());
     file.extend_from_slice(MAGIC);
-    file.extend_from_slice(&VERSION.to_le_bytes());
+    file.extend_from_slice(&version.to_le_bytes());
     file.push(variant_code(variant));
     file.extend_from_slice(&[
         material.white_men,
         material.white_kings,
         material.black_men,
         material.black_kings,
-        0,
+        kind_code,
     ]);
     file.extend_from_slice(&(values.len() as u64).to_le_bytes());
     file.extend_from_slice(&(BLOCK as u32).to_le_bytes());
@@ -244,6 +257,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[derive(Debug)]
 struct Layout {
     version: u16,
+    kind: ValueKind,
     positions: u64,
     block: usize,
     blocks: usize,
@@ -283,11 +297,20 @@ impl Layout {
             return Err("not a damka endgame table (bad magic)".into());
         }
         let version = u16::from_le_bytes([head[8], head[9]]);
-        if !(1..=VERSION).contains(&version) {
+        if !(1..=VERSION_WDL).contains(&version) {
             return Err(format!(
-                "format version {version}, this build reads versions 1 to {VERSION}"
+                "format version {version}, this build reads versions 1 to {VERSION_WDL}"
             ));
         }
+        let kind = match (version, head[15]) {
+            (1 | 2, 0) => ValueKind::Distance,
+            (VERSION_WDL, 1) => ValueKind::WinDrawLoss,
+            (_, code) => {
+                return Err(format!(
+                    "value kind {code} in a version {version} file (0 in versions 1 and 2, 1 in 3)"
+                ));
+            }
+        };
         if head[10] != variant_code(variant) {
             let found = Variant::ALL
                 .get(usize::from(head[10]))
@@ -312,6 +335,7 @@ impl Layout {
         let index_len = (blocks + 1) * 8 + if version >= 2 { blocks * 4 } else { 0 };
         let layout = Layout {
             version,
+            kind,
             positions,
             block,
             blocks,
@@ -425,9 +449,14 @@ impl SliceFile {
         SliceFile::parse(path, bytes, variant, material, positions)
     }
 
-    /// The longest win or loss in the slice, plies.
+    /// The longest win or loss in the slice, plies (0 in a win/draw/loss slice).
     pub fn longest(&self) -> u16 {
         self.layout.longest
+    }
+
+    /// What the file's codes are.
+    pub fn kind(&self) -> ValueKind {
+        self.layout.kind
     }
 
     /// Bytes the file takes.
@@ -565,6 +594,11 @@ impl BlockFile {
         self.layout.version
     }
 
+    /// What the file's codes are.
+    pub fn kind(&self) -> ValueKind {
+        self.layout.kind
+    }
+
     /// Values per block.
     pub fn block_size(&self) -> usize {
         self.layout.block
@@ -605,7 +639,7 @@ mod tests {
     #[test]
     fn encode_then_parse_gives_the_values_back() {
         let (values, m, n) = sample();
-        let bytes = encode(Variant::English, m, &values);
+        let bytes = encode(Variant::English, m, &values, ValueKind::Distance);
         let path = Path::new("x.dtm");
         let file = SliceFile::parse(path, bytes, Variant::English, m, n).expect("valid");
         assert_eq!(file.decode_all(path).unwrap(), values);
@@ -616,7 +650,7 @@ mod tests {
 
     /// The same values as a version 1 file (no block checksums), as earlier builds wrote.
     fn version_1(values: &[u8], m: Material) -> Vec<u8> {
-        let current = encode(Variant::English, m, values);
+        let current = encode(Variant::English, m, values, ValueKind::Distance);
         let blocks = values.len().div_ceil(BLOCK);
         let sums_at = HEADER + (blocks + 1) * 8;
         let mut old = current[..sums_at].to_vec();
@@ -639,7 +673,7 @@ mod tests {
     fn blocks_read_alone_give_the_values_back_in_both_versions() {
         let (values, m, n) = sample();
         for (version, bytes) in [
-            (2, encode(Variant::English, m, &values)),
+            (2, encode(Variant::English, m, &values, ValueKind::Distance)),
             (1, version_1(&values, m)),
         ] {
             let path = scratch_file(&format!("v{version}.dtm"), &bytes);
@@ -662,7 +696,7 @@ mod tests {
     #[test]
     fn a_damaged_block_is_caught_when_read_alone() {
         let (values, m, n) = sample();
-        let mut bytes = encode(Variant::English, m, &values);
+        let mut bytes = encode(Variant::English, m, &values, ValueKind::Distance);
         // A value byte of the last block: the header and index stay valid.
         let last = bytes.len() - 2;
         bytes[last] ^= 0x40;
@@ -687,7 +721,7 @@ mod tests {
     #[test]
     fn damaged_files_are_refused() {
         let (values, m, n) = sample();
-        let good = encode(Variant::English, m, &values);
+        let good = encode(Variant::English, m, &values, ValueKind::Distance);
         let path = Path::new("x.dtm");
         let reason = |bytes: Vec<u8>, variant: Variant| {
             SliceFile::parse(path, bytes, variant, m, n)
@@ -704,5 +738,36 @@ mod tests {
         magic[0] = b'X';
         assert!(reason(magic, Variant::English).contains("magic"));
         assert!(reason(good.clone(), Variant::Russian).contains("made for english"));
+    }
+
+    /// A win/draw/loss file says so (version 3, kind 1) and reads back; a kind byte that
+    /// does not match its version is refused.
+    #[test]
+    fn win_draw_loss_files_carry_their_kind() {
+        let (_, m, n) = sample();
+        let values: Vec<u8> = (0..n).map(|i| [0, 1, 2][(i / 100 % 3) as usize]).collect();
+        let bytes = encode(Variant::English, m, &values, ValueKind::WinDrawLoss);
+        let path = scratch_file("wdl.dtm", &bytes);
+        let whole = SliceFile::open(&path, Variant::English, m, n).expect("valid");
+        assert_eq!(
+            (whole.version(), whole.kind(), whole.longest()),
+            (3, ValueKind::WinDrawLoss, 0)
+        );
+        assert_eq!(whole.decode_all(&path).unwrap(), values);
+        let file = BlockFile::open(&path, Variant::English, m, n).expect("valid");
+        assert_eq!(file.kind(), ValueKind::WinDrawLoss);
+        let distance = encode(Variant::English, m, &values, ValueKind::Distance);
+        let file =
+            SliceFile::parse(&path, distance.clone(), Variant::English, m, n).expect("valid");
+        assert_eq!((file.version(), file.kind()), (2, ValueKind::Distance));
+        for (version, kind) in [(2u16, 1u8), (3, 0)] {
+            let mut bad = distance.clone();
+            bad[8..10].copy_from_slice(&version.to_le_bytes());
+            bad[15] = kind;
+            let sum = checksum(&bad);
+            bad[32..40].copy_from_slice(&sum.to_le_bytes());
+            let error = SliceFile::parse(&path, bad, Variant::English, m, n).expect_err("refused");
+            assert!(error.reason.contains("value kind"), "{error}");
+        }
     }
 }

@@ -18,7 +18,7 @@
 
 use super::file::{encode, slice_path, write_atomically};
 use super::probe::{Slice, Tables};
-use super::{Indexer, Material, Placement, Value, Walker, bits_of, family, turned};
+use super::{Indexer, Material, Placement, Value, ValueKind, Walker, bits_of, family, turned};
 use crate::board::{Dir, Geometry};
 use crate::movegen::{MoveList, king_reach};
 use crate::position::Position;
@@ -304,9 +304,14 @@ enum Noted {
 /// the one whose every move is now known to win for the opponent is `Loss(k)`, unless a
 /// move out of the pair wins more slowly, whose pass it then waits for. Every position is
 /// decided by compare-and-swap on its value, so it joins its pass exactly once.
+///
+/// For a win/draw/loss pair (`kind`), every move out of the pair counts as the quickest end
+/// its value allows (a loss in 0 or a win in 1), so the passes count plies to the
+/// conversion, which stay short where distances to the end would not fit a code.
 fn solve_pair<R: Rules>(
     tables: &Tables,
     pair: &[Material],
+    kind: ValueKind,
     threads: usize,
     progress: &mut dyn Progress,
 ) -> Result<Vec<Vec<AtomicU64>>, String> {
@@ -398,7 +403,10 @@ fn solve_pair<R: Rules>(
                         inside += 1;
                         continue;
                     }
-                    let code = tables.code(&position.play(mv)).unwrap_or(0);
+                    let mut code = tables.code(&position.play(mv)).unwrap_or(0);
+                    if kind == ValueKind::WinDrawLoss {
+                        code = ValueKind::wdl_code(code);
+                    }
                     if code == 0 {
                         draw = true;
                     } else if code % 2 == 1 {
@@ -565,18 +573,22 @@ fn check_successors_covered<R: Rules>(tables: &Tables, material: Material) -> Re
 }
 
 /// Generates (or loads, where valid files exist) every slice of `R` up to `max_pieces`
-/// pieces under `dir`.
+/// pieces under `dir`, with distances.
 pub fn generate<R: Rules>(dir: &Path, max_pieces: usize, threads: usize) -> Result<Report, String> {
-    generate_with::<R>(dir, max_pieces, threads, &mut NoProgress, &mut |_| {})
+    generate_with::<R>(dir, max_pieces, threads, None, &mut NoProgress, &mut |_| {})
 }
 
-/// [`generate`], reporting its progress to `progress` and calling `on_solved` with each
-/// solved slice's line of [`Report::solved`] (material, positions, seconds, file bytes) as
-/// soon as its file is written.
+/// [`generate`], with win/draw/loss values for the slices of `wdl_from` pieces or more (and
+/// for every slice solved after a win/draw/loss slice, held or solved: a distance can only
+/// be counted through successors that have one), reporting its progress to `progress` and
+/// calling `on_solved` with each solved slice's line of [`Report::solved`] (material,
+/// positions, seconds, file bytes) as soon as its file is written. A valid file already
+/// present is kept, whatever its kind.
 pub fn generate_with<R: Rules>(
     dir: &Path,
     max_pieces: usize,
     threads: usize,
+    wdl_from: Option<usize>,
     progress: &mut dyn Progress,
     on_solved: &mut dyn FnMut(&Solved),
 ) -> Result<Report, String> {
@@ -590,6 +602,8 @@ pub fn generate_with<R: Rules>(
     let mut report = Report::default();
     let mut longest = 0u32;
     let mut done = std::collections::HashSet::new();
+    // Once a slice is win/draw/loss, so is every slice after it (it may be a successor).
+    let mut wdl_seen = false;
     for &material in &materials {
         if done.contains(&material) {
             continue;
@@ -609,7 +623,10 @@ pub fn generate_with<R: Rules>(
             .collect();
         if loaded.len() == pair.len() {
             for mut slice in loaded {
-                longest = longest.max(max_code(&slice));
+                wdl_seen |= slice.kind == ValueKind::WinDrawLoss;
+                if slice.kind == ValueKind::Distance {
+                    longest = longest.max(max_code(&slice));
+                }
                 fill_captures::<R>(&tables, &mut slice, threads);
                 tables.insert(Arc::new(slice));
             }
@@ -618,20 +635,36 @@ pub fn generate_with<R: Rules>(
             continue;
         }
         let pair_started = Instant::now();
+        wdl_seen |= wdl_from.is_some_and(|from| material.total() >= from);
+        let kind = if wdl_seen {
+            ValueKind::WinDrawLoss
+        } else {
+            ValueKind::Distance
+        };
         for &m in &pair {
-            tables.insert(Arc::new(Slice::empty(Indexer::new::<R>(m))));
+            tables.insert(Arc::new(Slice::empty(Indexer::new::<R>(m), kind)));
         }
         for &m in &pair {
             check_successors_covered::<R>(&tables, m)?;
         }
-        let captures = solve_pair::<R>(&tables, &pair, threads, progress)?;
+        let captures = solve_pair::<R>(&tables, &pair, kind, threads, progress)?;
         let seconds = pair_started.elapsed().as_secs_f64() / pair.len() as f64;
         for (&m, captures) in pair.iter().zip(&captures) {
             let slice = tables.slice(m).expect("inserted");
+            if kind == ValueKind::WinDrawLoss {
+                // The solver counted plies to the conversion; only win, draw or loss stays
+                // (in memory too, where later slices read it as a successor).
+                for code in slice.memory() {
+                    let wdl = ValueKind::wdl_code(code.load(Ordering::Relaxed));
+                    code.store(wdl, Ordering::Relaxed);
+                }
+            }
             let mut codes = slice.snapshot();
-            longest = longest.max(codes.iter().map(|&c| u32::from(c)).max().unwrap_or(0));
+            if kind == ValueKind::Distance {
+                longest = longest.max(codes.iter().map(|&c| u32::from(c)).max().unwrap_or(0));
+            }
             blank_captures(captures, &mut codes);
-            let bytes = encode(R::VARIANT, m, &codes);
+            let bytes = encode(R::VARIANT, m, &codes, kind);
             let path = slice_path(dir, family, m);
             write_atomically(&path, &bytes)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -719,7 +752,8 @@ pub struct Verification {
 }
 
 /// Checks every position of every loaded slice: its stored value must be the one its
-/// successors give ([`Tables::value_from_successors`]), and every successor must be covered.
+/// successors give ([`Tables::value_from_successors`]; in a win/draw/loss slice, without
+/// the distance), and every successor must be covered.
 /// Progress goes to `progress`.
 pub fn verify<R: Rules>(
     tables: &Tables,
@@ -746,14 +780,20 @@ pub fn verify<R: Rules>(
                 counts[4].fetch_add(1, Ordering::Relaxed);
                 return;
             }
-            let stored = Value::from_code(slice.memory()[index as usize].load(Ordering::Relaxed));
+            let code = slice.memory()[index as usize].load(Ordering::Relaxed);
+            let stored = slice.kind.value(code);
             let which = match stored {
-                Value::Win(_) => 0,
+                Value::Win(_) | Value::Won => 0,
                 Value::Draw => 1,
-                Value::Loss(_) => 2,
+                Value::Loss(_) | Value::Lost => 2,
             };
             counts[which].fetch_add(1, Ordering::Relaxed);
-            if tables.value_from_successors(&position) != Some(stored) {
+            // A win/draw/loss slice is checked as such: the successors' value without its
+            // distance.
+            let expected = tables
+                .value_from_successors(&position)
+                .and_then(|value| slice.kind.code(value));
+            if expected != Some(code) {
                 counts[3].fetch_add(1, Ordering::Relaxed);
                 let mut list = mismatches.lock().expect("no thread panics holding it");
                 if list.len() < 10 {

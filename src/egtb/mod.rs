@@ -43,6 +43,76 @@ pub enum Value {
     Loss(u32),
     /// Neither side can force the end of the game.
     Draw,
+    /// The side to move wins, by a win/draw/loss table: how soon is not stored.
+    Won,
+    /// The side to move loses, by a win/draw/loss table: how soon is not stored.
+    Lost,
+}
+
+/// What a slice stores for each position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueKind {
+    /// The distance to the end in plies ([`Value::Win`], [`Value::Loss`], [`Value::Draw`]),
+    /// one code of [`Value::code`] a position.
+    Distance,
+    /// Win, draw or loss only ([`Value::Won`], [`Value::Lost`], [`Value::Draw`]): the code
+    /// [`WDL_LOST`], [`WDL_WON`] or 0 a position. A slice whose distances are not needed (or
+    /// would not fit a byte) codes far longer runs this way.
+    WinDrawLoss,
+}
+
+/// The code of a lost position in a win/draw/loss slice: the code of `Loss(0)`, so that the
+/// generator, reading it as a distance, takes a win/draw/loss successor as the quickest
+/// possible end (the parent's distances are then counted to the conversion into it).
+pub const WDL_LOST: u8 = 1;
+/// The code of a won position in a win/draw/loss slice: the code of `Win(1)` (see
+/// [`WDL_LOST`]).
+pub const WDL_WON: u8 = 2;
+
+impl ValueKind {
+    /// The value of a code of a slice of this kind.
+    #[inline]
+    pub fn value(self, code: u8) -> Value {
+        match self {
+            ValueKind::Distance => Value::from_code(code),
+            ValueKind::WinDrawLoss => match code {
+                0 => Value::Draw,
+                c if c % 2 == 1 => Value::Lost,
+                _ => Value::Won,
+            },
+        }
+    }
+
+    /// The code of `value` in a slice of this kind (`None`: a distance past what a code
+    /// holds, or a value without distance in a distance slice).
+    #[inline]
+    pub fn code(self, value: Value) -> Option<u8> {
+        match (self, value) {
+            (_, Value::Draw) => Some(0),
+            (ValueKind::WinDrawLoss, Value::Win(_) | Value::Won) => Some(WDL_WON),
+            (ValueKind::WinDrawLoss, Value::Loss(_) | Value::Lost) => Some(WDL_LOST),
+            (ValueKind::Distance, _) => value.code(),
+        }
+    }
+
+    /// The code a win/draw/loss slice stores for a distance code of the generator: 0, or
+    /// [`WDL_LOST`] for a loss (odd), [`WDL_WON`] for a win (even).
+    #[inline]
+    pub fn wdl_code(code: u8) -> u8 {
+        match code {
+            0 => 0,
+            c if c % 2 == 1 => WDL_LOST,
+            _ => WDL_WON,
+        }
+    }
+
+    /// `distance` or `win/draw/loss`, as `damka egtb status` and the docs name the kinds.
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueKind::Distance => "distance",
+            ValueKind::WinDrawLoss => "win/draw/loss",
+        }
+    }
 }
 
 impl Value {
@@ -52,6 +122,26 @@ impl Value {
             Value::Win(n) => Value::Loss(n + 1),
             Value::Loss(n) => Value::Win(n + 1),
             Value::Draw => Value::Draw,
+            Value::Won => Value::Lost,
+            Value::Lost => Value::Won,
+        }
+    }
+
+    /// True for a win of the side to move, with or without its distance.
+    pub fn is_win(self) -> bool {
+        matches!(self, Value::Win(_) | Value::Won)
+    }
+
+    /// True for a loss of the side to move, with or without its distance.
+    pub fn is_loss(self) -> bool {
+        matches!(self, Value::Loss(_) | Value::Lost)
+    }
+
+    /// The distance to the end in plies, when known (a win or loss of a distance table).
+    pub fn distance(self) -> Option<u32> {
+        match self {
+            Value::Win(n) | Value::Loss(n) => Some(n),
+            _ => None,
         }
     }
 
@@ -61,6 +151,7 @@ impl Value {
         match self {
             Value::Draw => Some(0),
             Value::Win(n) | Value::Loss(n) => u8::try_from(n + 1).ok().filter(|&c| c < 255),
+            Value::Won | Value::Lost => None,
         }
     }
 
@@ -82,8 +173,8 @@ impl Value {
     /// `win`, `draw` or `loss`.
     pub fn wdl(self) -> &'static str {
         match self {
-            Value::Win(_) => "win",
-            Value::Loss(_) => "loss",
+            Value::Win(_) | Value::Won => "win",
+            Value::Loss(_) | Value::Lost => "loss",
             Value::Draw => "draw",
         }
     }
@@ -95,6 +186,8 @@ impl fmt::Display for Value {
             Value::Win(n) => write!(f, "win in {n} plies"),
             Value::Loss(n) => write!(f, "loss in {n} plies"),
             Value::Draw => f.write_str("draw"),
+            Value::Won => f.write_str("win (distance not stored)"),
+            Value::Lost => f.write_str("loss (distance not stored)"),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use super::cache::{BlockCache, Lookup};
 use super::file::{BlockFile, FileError, SliceFile, slice_path};
-use super::{Indexer, Material, Placement, Value, family};
+use super::{Indexer, Material, Placement, Value, ValueKind, family};
 use crate::position::Position;
 use crate::rules::{Rules, Variant};
 use std::path::Path;
@@ -43,6 +43,8 @@ pub struct Slice {
     pub indexer: Indexer,
     /// The values.
     pub codes: Codes,
+    /// What the codes are: distances or win/draw/loss.
+    pub kind: ValueKind,
     /// Bytes of the file it came from (0 while being generated).
     pub file_size: usize,
     /// False when loaded from a file: positions with a capture pending hold no value there
@@ -51,12 +53,13 @@ pub struct Slice {
 }
 
 impl Slice {
-    /// A slice of unknown values (all 0), in memory.
-    pub fn empty(indexer: Indexer) -> Slice {
+    /// A slice of unknown values (all 0), in memory, to hold codes of `kind`.
+    pub fn empty(indexer: Indexer, kind: ValueKind) -> Slice {
         let values = (0..indexer.size()).map(|_| AtomicU8::new(0)).collect();
         Slice {
             indexer,
             codes: Codes::Memory(values),
+            kind,
             file_size: 0,
             captures_stored: true,
         }
@@ -154,6 +157,7 @@ impl Tables {
         Ok(Slice {
             indexer,
             codes: Codes::Memory(codes.into_iter().map(AtomicU8::new).collect()),
+            kind: file.kind(),
             file_size: file.file_size(),
             captures_stored: false,
         })
@@ -222,8 +226,10 @@ impl Tables {
             match BlockFile::open(&path, R::VARIANT, material, indexer.size()) {
                 Ok(file) => {
                     let file_size = file.file_size() as usize;
+                    let kind = file.kind();
                     tables.insert(Arc::new(Slice {
                         indexer,
+                        kind,
                         codes: Codes::Blocks {
                             file,
                             id: id as u64,
@@ -292,8 +298,9 @@ impl Tables {
         }
     }
 
-    /// The code of a position (any side to move); `Some(1)` (loss in 0) when the side to
-    /// move has no piece; `None` when its slice is not held.
+    /// The code of a position (any side to move) in its slice's kind (see [`ValueKind`]);
+    /// `Some(1)` (loss in 0, or lost) when the side to move has no piece; `None` when its
+    /// slice is not held.
     #[inline]
     pub fn code<R: Rules>(&self, position: &Position<R>) -> Option<u8> {
         let placement = Placement::of(position);
@@ -303,10 +310,26 @@ impl Tables {
         let slice = self.slice(placement.material())?;
         if !slice.captures_stored && position.has_capture() {
             // Not stored: a capture leads to a smaller slice, so this recursion ends.
-            return self.value_from_successors(position)?.code();
+            return slice.kind.code(self.value_from_successors(position)?);
         }
         let index = slice.indexer.index(&placement);
         self.code_at(slice, index)
+    }
+
+    /// The value of a position (any side to move): `Loss(0)` when the side to move has no
+    /// piece; `None` when its slice is not held.
+    #[inline]
+    fn value_of<R: Rules>(&self, position: &Position<R>) -> Option<Value> {
+        let placement = Placement::of(position);
+        if placement.white_men | placement.white_kings == 0 {
+            return Some(Value::Loss(0));
+        }
+        let slice = self.slice(placement.material())?;
+        if !slice.captures_stored && position.has_capture() {
+            return self.value_from_successors(position);
+        }
+        let index = slice.indexer.index(&placement);
+        Some(slice.kind.value(self.code_at(slice, index)?))
     }
 
     /// The value of a position for the side to move, or `None` when not covered (its slice
@@ -317,7 +340,7 @@ impl Tables {
         if position.pieces(opponent) == 0 {
             return None;
         }
-        self.code(position).map(Value::from_code)
+        self.value_of(position)
     }
 
     /// [`Tables::probe`] for a position the search and the data generator take as settled:
@@ -334,30 +357,38 @@ impl Tables {
 
     /// The value a position must have given its successors' values in these tables (the
     /// consistency rule every stored value obeys): `None` when a successor is not covered.
+    /// A win or loss through a successor whose distance is not stored (a win/draw/loss
+    /// slice) has no distance either, unless a quicker win with a distance exists.
     pub fn value_from_successors<R: Rules>(&self, position: &Position<R>) -> Option<Value> {
         let moves = position.legal_moves();
         if moves.is_empty() {
             return Some(Value::Loss(0));
         }
         let mut best_win: Option<u32> = None;
+        let mut won = false;
         let mut slowest_loss: Option<u32> = None;
+        let mut lost = false;
         let mut all_lose = true;
         for mv in moves.iter() {
             let child = position.play(mv);
-            let value = Value::from_code(self.code(&child)?).for_parent();
+            let value = self.value_of(&child)?.for_parent();
             match value {
                 Value::Win(n) => best_win = Some(best_win.map_or(n, |b| b.min(n))),
+                Value::Won => won = true,
                 Value::Loss(n) => slowest_loss = Some(slowest_loss.map_or(n, |s| s.max(n))),
-                Value::Draw => all_lose = false,
+                Value::Lost => lost = true,
+                Value::Draw => {}
             }
-            if !matches!(value, Value::Loss(_)) {
+            if !value.is_loss() {
                 all_lose = false;
             }
         }
-        Some(match (best_win, all_lose) {
-            (Some(n), _) => Value::Win(n),
-            (None, true) => Value::Loss(slowest_loss.expect("a move was played")),
-            (None, false) => Value::Draw,
+        Some(match (best_win, won, all_lose) {
+            (Some(n), false, _) => Value::Win(n),
+            (_, true, _) => Value::Won,
+            (None, false, true) if lost => Value::Lost,
+            (None, false, true) => Value::Loss(slowest_loss.expect("a move was played")),
+            (None, false, false) => Value::Draw,
         })
     }
 
@@ -370,12 +401,16 @@ impl Tables {
         let mut ranked = Vec::new();
         for mv in position.legal_moves().iter() {
             let child = position.play(mv);
-            let value = Value::from_code(self.code(&child)?).for_parent();
+            let value = self.value_of(&child)?.for_parent();
             ranked.push((*mv, value));
         }
+        // Wins without a distance after those with one; losses without a distance before
+        // those with one (they may be the slowest).
         ranked.sort_by_key(|(_, v)| match v {
             Value::Win(n) => -1_000_000 + i64::from(*n),
+            Value::Won => -500_000,
             Value::Draw => 0,
+            Value::Lost => 500_000,
             Value::Loss(n) => 1_000_000 - i64::from(*n),
         });
         Some(ranked)

@@ -14,6 +14,18 @@ pub const WIN: i32 = 30_000;
 /// `-WIN_BOUND..=WIN_BOUND`; the 1000 values above it leave room for 1000 plies of distance.
 pub const WIN_BOUND: i32 = WIN - 1000;
 
+/// A win the endgame tables know without its distance (a win/draw/loss slice) scores
+/// `TABLE_WIN` plus the position's evaluation, clamped to `TABLE_WIN_SPREAD` either way (a
+/// loss, minus `TABLE_WIN` plus the evaluation): above every ordinary evaluation and below
+/// every forced win with a distance. The evaluation inside the band is what makes the
+/// search progress from one won position to a better one (more material, men nearer the
+/// crown, a conversion), as Kingsrow and Scan play from win/draw/loss databases; repetition
+/// scores a draw, far below, so a won ending is not walked in circles.
+pub const TABLE_WIN: i32 = 20_000;
+
+/// How far the evaluation moves a [`TABLE_WIN`] score either way.
+pub const TABLE_WIN_SPREAD: i32 = 5_000;
+
 /// Converts a search score at a node `ply` plies from the root to the form kept in the
 /// table: a win or loss counted from this node instead of from the root, so that the entry
 /// stays right when the same position is reached at another ply. Other scores are unchanged.

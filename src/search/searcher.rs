@@ -5,7 +5,7 @@
 //! [`WIN`].
 
 use super::env::{Control, Env, GameContext};
-use super::score::{WIN, WIN_BOUND, score_from_tt, score_to_tt};
+use super::score::{TABLE_WIN, TABLE_WIN_SPREAD, WIN, WIN_BOUND, score_from_tt, score_to_tt};
 use super::skill::Skill;
 use super::time::TimeBudget;
 use super::tt::{Bound, TranspositionTable};
@@ -211,6 +211,9 @@ pub(crate) struct Searcher<'a, R: Rules> {
     /// reductions go on (Scan passes `prune = false` down the reduced search, which turns
     /// off its ProbCut only).
     probcut_nesting: u32,
+    /// Pieces on the board at the root: a win or loss the tables give without its distance
+    /// settles a node only below this count (see [`Searcher::probe_tables`]).
+    root_pieces: u32,
     /// The network's first-layer sums of the last position evaluated, when the evaluation
     /// in force is a network (English's built-in one or an `EvalFile`): the next evaluation
     /// updates them.
@@ -242,6 +245,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             pv: vec![Vec::new(); MAX_PLY + 1],
             root_improvement: None,
             probcut_nesting: 0,
+            root_pieces: u32::MAX,
             network_state: Box::default(),
             rules: std::marker::PhantomData,
         }
@@ -290,6 +294,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             ..count
         });
         self.small_endgame.push(root_count);
+        self.root_pieces = root.occupied().count_ones();
         self.keep_table_moves(root, &mut root_moves);
 
         let lines = self.limits.skill.map_or(1, |skill| skill.lines());
@@ -413,7 +418,12 @@ impl<'a, R: Rules> Searcher<'a, R> {
     /// value is not stored but worked out, which costs more than searching it): exact, from
     /// the side to move's point of view, as a win or loss `plies` from the root.
     #[inline]
-    fn probe_tables(&self, position: &Position<R>, ply: usize) -> Option<i32> {
+    fn probe_tables(
+        &mut self,
+        position: &Position<R>,
+        ply: usize,
+        at_horizon: bool,
+    ) -> Option<i32> {
         let value = self.shared.egtb.as_deref()?.probe_settled(position)?;
         let value = self.settled_by_rule(Some(value))?;
         self.shared.tbhits.fetch_add(1, Ordering::Relaxed);
@@ -421,6 +431,26 @@ impl<'a, R: Rules> Searcher<'a, R> {
             Value::Win(n) => WIN - (ply as i32 + n as i32),
             Value::Loss(n) => -(WIN - (ply as i32 + n as i32)),
             Value::Draw => DRAW,
+            // Without a distance, a won position's score says nothing about which move
+            // makes progress: at the root's piece count the search goes on (the root keeps
+            // its winning moves only) and looks for a conversion, which the tables of fewer
+            // pieces then score (Scan's rule for its win/draw/loss bitbases: only smaller
+            // ones in the search); at the horizon the win is scored with a measure of
+            // progress (see [`table_win_progress`]).
+            Value::Won | Value::Lost
+                if !at_horizon && position.occupied().count_ones() >= self.root_pieces =>
+            {
+                return None;
+            }
+            Value::Won | Value::Lost => {
+                let progress =
+                    table_win_progress(position).clamp(-TABLE_WIN_SPREAD, TABLE_WIN_SPREAD);
+                if value == Value::Won {
+                    TABLE_WIN + progress
+                } else {
+                    -TABLE_WIN + progress
+                }
+            }
         })
     }
 
@@ -440,6 +470,9 @@ impl<'a, R: Rules> Searcher<'a, R> {
         };
         match value {
             Value::Win(n) | Value::Loss(n) if n > count.remaining() => None,
+            // Where the count starts, a win or loss stands (see above); later, how long it
+            // takes is not known.
+            Value::Won | Value::Lost if count.plies > 0 => None,
             _ => Some(value),
         }
     }
@@ -704,7 +737,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             return Ok(score);
         }
         if self.shared.egtb.is_some()
-            && let Some(score) = self.probe_tables(position, ply)
+            && let Some(score) = self.probe_tables(position, ply, depth <= 0)
         {
             self.count_node()?;
             return Ok(score);
@@ -987,4 +1020,56 @@ impl<'a, R: Rules> Searcher<'a, R> {
         line.push(mv);
         line.extend_from_slice(&tail[0]);
     }
+}
+
+/// How far the side to move has come in an ending the tables call won or lost without a
+/// distance, from its own point of view (the other side's is the negative): the usual
+/// "mop-up" measures of engines that play such endings from win/draw/loss databases. More
+/// pieces and kings than the other side (a conversion), men nearer the crown, more moves
+/// than the other side has (a side hemmed in is near its end: its last move is where it
+/// loses), and kings close to the other side's pieces (which they must attack) score more.
+fn table_win_progress<R: Rules>(position: &Position<R>) -> i32 {
+    use crate::rules::physical_row_col;
+    let me = position.side_to_move();
+    let them = me.opponent();
+    let count = |bits: u64| bits.count_ones() as i32;
+    let mut scratch = MoveList::new();
+    let my_moves = position.count_legal_moves(&mut scratch) as i32;
+    let their_moves = position
+        .with_side_to_move(them)
+        .count_legal_moves(&mut scratch) as i32;
+    let crown_row = |color| {
+        let row = Position::<R>::promotion_row(color);
+        physical_row_col::<R>(row.trailing_zeros() as u8).0 as i32
+    };
+    let advancement = |color| {
+        let target = crown_row(color);
+        crate::board::Bits(position.men(color))
+            .map(|bit| 9 - (physical_row_col::<R>(bit as u8).0 as i32 - target).abs())
+            .sum::<i32>()
+    };
+    // King steps from each king of `color` to the nearest piece of the other side.
+    let reach = |color: crate::rules::Color| {
+        let targets: Vec<(i32, i32)> = crate::board::Bits(position.pieces(color.opponent()))
+            .map(|bit| {
+                let (row, col) = physical_row_col::<R>(bit as u8);
+                (row as i32, col as i32)
+            })
+            .collect();
+        crate::board::Bits(position.kings_of(color))
+            .map(|bit| {
+                let (row, col) = physical_row_col::<R>(bit as u8);
+                targets
+                    .iter()
+                    .map(|&(r, c)| (r - row as i32).abs().max((c - col as i32).abs()))
+                    .min()
+                    .unwrap_or(0)
+            })
+            .sum::<i32>()
+    };
+    100 * (count(position.pieces(me)) - count(position.pieces(them)))
+        + 50 * (count(position.kings_of(me)) - count(position.kings_of(them)))
+        + 8 * (advancement(me) - advancement(them))
+        + 10 * (my_moves - their_moves)
+        - 4 * (reach(me) - reach(them))
 }

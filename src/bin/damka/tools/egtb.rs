@@ -32,6 +32,10 @@ pub enum EgtbCommand {
         /// Threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
+        /// Store win, draw or loss only (no distance) in the slices of this many pieces or
+        /// more: smaller files, and no limit on how long a win may take (docs/egtb.md).
+        #[arg(long, value_name = "PIECES")]
+        wdl_from: Option<usize>,
     },
     /// Check every stored value against its successors' values; exit 1 on any mismatch.
     ///
@@ -213,9 +217,10 @@ pub fn run(command: EgtbCommand) -> i32 {
             pieces,
             dir,
             threads,
+            wdl_from,
         } => match table_dir(dir, "gen") {
             Ok(dir) => {
-                with_variant!(variant, R => run_gen::<R>(&dir, pieces, threads_or_all(threads)))
+                with_variant!(variant, R => run_gen::<R>(&dir, pieces, threads_or_all(threads), wdl_from))
             }
             Err(code) => code,
         },
@@ -284,7 +289,7 @@ fn run_count<R: Rules>(pieces: usize) -> i32 {
     0
 }
 
-fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize) -> i32 {
+fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize, wdl_from: Option<usize>) -> i32 {
     if family(R::VARIANT).is_none() {
         eprintln!(
             "damka egtb gen: {} has no endgame tables (see docs/egtb.md)",
@@ -297,6 +302,10 @@ fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize) -> i32 {
             "damka egtb gen: --pieces must be from 2 to {}",
             damka::egtb::MAX_PIECES
         );
+        return 2;
+    }
+    if wdl_from.is_some_and(|from| !(2..=pieces).contains(&from)) {
+        eprintln!("damka egtb gen: --wdl-from must be from 2 to --pieces ({pieces})");
         return 2;
     }
     let mut progress = Bar::new(Some(
@@ -319,7 +328,14 @@ fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize) -> i32 {
             let _ = out.flush();
         });
     };
-    match generate_with::<R>(dir, pieces, threads, &mut progress, &mut print_slice) {
+    match generate_with::<R>(
+        dir,
+        pieces,
+        threads,
+        wdl_from,
+        &mut progress,
+        &mut print_slice,
+    ) {
         Ok(report) => {
             let positions: u64 = report.solved.iter().map(|s| s.1).sum();
             let bytes: usize = report.solved.iter().map(|s| s.3).sum();
@@ -536,7 +552,7 @@ fn print_status<R: Rules>(dir: &Path) {
             .into_iter()
             .filter(|m| m.total() == pieces)
             .collect();
-        let (mut slices, mut positions, mut bytes) = (0, 0u64, 0u64);
+        let (mut slices, mut positions, mut bytes, mut wdl) = (0, 0u64, 0u64, 0);
         for m in all.iter().filter(|m| present.contains(m)) {
             let indexer = damka::egtb::Indexer::new::<R>(*m);
             let path = damka::egtb::file::slice_path(dir, family, *m);
@@ -546,6 +562,7 @@ fn print_status<R: Rules>(dir: &Path) {
                     positions += indexer.size();
                     bytes += file.file_size();
                     old += usize::from(file.version() < damka::egtb::file::VERSION);
+                    wdl += usize::from(file.kind() == damka::egtb::ValueKind::WinDrawLoss);
                 }
                 Err(error) => refused.push(error.to_string()),
             }
@@ -555,8 +572,13 @@ fn print_status<R: Rules>(dir: &Path) {
         } else {
             format!("incomplete, {} missing", all.len() - slices)
         };
+        let kind = match wdl {
+            0 => String::new(),
+            n if n == slices => ", win/draw/loss".to_string(),
+            n => format!(", {n} win/draw/loss"),
+        };
         println!(
-            "  {pieces} pieces: {slices} of {} slices ({complete}), {positions} positions, {bytes} bytes",
+            "  {pieces} pieces: {slices} of {} slices ({complete}), {positions} positions, {bytes} bytes{kind}",
             all.len()
         );
     }
@@ -586,11 +608,11 @@ fn run_upgrade<R: Rules>(dir: &Path) -> i32 {
         let path = slice_path(dir, family, m);
         let size = damka::egtb::Indexer::new::<R>(m).size();
         let result = SliceFile::open(&path, R::VARIANT, m, size).and_then(|file| {
-            if file.version() == VERSION {
+            if file.version() >= VERSION {
                 return Ok(false);
             }
             let values = file.decode_all(&path)?;
-            write_atomically(&path, &encode(R::VARIANT, m, &values))
+            write_atomically(&path, &encode(R::VARIANT, m, &values, file.kind()))
                 .map(|()| true)
                 .map_err(|e| damka::egtb::file::FileError {
                     path: path.clone(),

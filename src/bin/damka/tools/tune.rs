@@ -118,8 +118,8 @@ fn result_text(outcome: Option<Outcome>) -> &'static str {
 pub fn table_result<R: Rules>(tables: &Tables, position: &Position<R>) -> Option<&'static str> {
     let white_wins = match tables.probe_settled(position)? {
         Value::Draw => return Some("0.5"),
-        Value::Win(_) => position.side_to_move() == Color::White,
-        Value::Loss(_) => position.side_to_move() == Color::Black,
+        Value::Win(_) | Value::Won => position.side_to_move() == Color::White,
+        Value::Loss(_) | Value::Lost => position.side_to_move() == Color::Black,
     };
     Some(if white_wins { "1" } else { "0" })
 }
