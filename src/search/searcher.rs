@@ -385,16 +385,13 @@ impl<'a, R: Rules> Searcher<'a, R> {
         let Some(tables) = self.shared.egtb.as_deref() else {
             return;
         };
-        if self.limits.multipv > 1
-            || root.occupied().count_ones() as usize > tables.max_pieces()
-            || tables.probe(root).is_none()
-        {
-            return;
-        }
         // Late in a small-endgame count, a win the tables promise may take longer than the
         // rule allows, and a move the tables rank lower (a crowning that starts the count
         // again) may be the one that still wins: the search decides among all moves.
-        if self.settled_by_rule(tables.probe(root)).is_none() {
+        if self.limits.multipv > 1
+            || root.occupied().count_ones() as usize > tables.max_pieces()
+            || self.settled_by_rule(tables.probe(root)).is_none()
+        {
             return;
         }
         let Some(ranked) = tables.rank_moves(root) else {
