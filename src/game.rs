@@ -256,9 +256,6 @@ impl SmallEndgameCount {
     /// The count after `mv` led to `child` from a position whose count was `parent`.
     #[inline]
     pub fn after<R: Rules>(parent: Option<Self>, mv: &Move, child: &Position<R>) -> Option<Self> {
-        if R::DRAW_RULES.small_endgame == SmallEndgame::None {
-            return None;
-        }
         let limit = small_endgame_limit(child)?;
         let plies = match parent {
             Some(count) if !mv.is_capture() && !mv.promotes => count.plies + 1,
