@@ -162,32 +162,57 @@ common::test_cases! {
         generate_wdl_and_cross_check::<International>("international-wdl", 3, 3);
 }
 
-/// Won English positions of four pieces, the winner the engine with win/draw/loss tables
-/// from four pieces (so no distance to follow), the loser defending with the retrograde
-/// solver's slowest loss: the engine never gives the win away (after each of its moves the
-/// solver still has the other side lost), and it converts the wins the solver calls short
-/// enough for its search; the longer ones may end in a draw by repetition or the 40-move
-/// rule (docs/egtb.md: win/draw/loss tables carry no progress guarantee).
+/// Won English positions of two to four pieces, the winner the engine with nothing but
+/// win/draw/loss tables (every slice, so no distance to follow anywhere), the loser defending
+/// with the retrograde solver's slowest loss: the engine never gives the win away (after each
+/// of its moves the solver still has the other side lost) and converts every sampled win
+/// before any draw rule ends the game (docs/egtb.md: the search settles a won position once a
+/// capture or a man move has been played since the root). One win of every distance here;
+/// 1,000 in the ignored test below.
 #[test]
-fn the_engine_keeps_wins_it_knows_without_distance() {
+fn the_engine_converts_wins_it_knows_without_distance() {
+    convert_without_distance(55);
+}
+
+/// As above, 1,000 sampled wins (the goal of issue 40; about an hour):
+/// `cargo test --release --test integration -- --ignored the_engine_converts_1000_wins`.
+#[test]
+#[ignore]
+fn the_engine_converts_1000_wins_it_knows_without_distance() {
+    convert_without_distance(1000);
+}
+
+/// Plays `wins` sampled won positions as described above: every distance equally often.
+fn convert_without_distance(wins: usize) {
     const DEPTH: u32 = 20;
     let dir = scratch("english-wdl-play");
-    generate_with::<English>(&dir, 4, 2, Some(4), &mut NoProgress, &mut |_| {})
+    generate_with::<English>(&dir, 4, 2, Some(2), &mut NoProgress, &mut |_| {})
         .expect("generation succeeds");
     let tables = std::sync::Arc::new(Tables::open::<English>(&dir).0);
+    assert!(
+        tables
+            .slices()
+            .all(|slice| slice.kind == ValueKind::WinDrawLoss),
+        "every slice holds win/draw/loss only"
+    );
     let retro = common::retro::english();
-    let four_pieces = |p: &Position<English>, value: RetroValue| {
-        p.occupied().count_ones() == 4 && !p.has_capture() && matches!(value, RetroValue::Win(_))
+    let is_win = |p: &Position<English>, value: RetroValue| {
+        !p.has_capture() && matches!(value, RetroValue::Win(_))
     };
-    let starts = retro.sample(2, 44, four_pieces);
-    assert!(starts.len() >= 40, "{}", starts.len());
+    // 55 win distances (1 to 109 plies): a few more per distance than needed, since the
+    // quickest and the slowest have fewer positions; then evenly spaced over the list.
+    let sampled = retro.sample(wins.div_ceil(50), 44, is_win);
+    assert!(sampled.len() >= wins, "{}", sampled.len());
+    let starts: Vec<_> = (0..wins)
+        .map(|i| sampled[i * sampled.len() / wins])
+        .collect();
     let tt = std::sync::Arc::new(TranspositionTable::new(16));
     let limits = Limits {
         depth: Some(DEPTH),
         multipv: 1,
         ..Limits::default()
     };
-    let (mut converted, mut drawn) = (Vec::new(), Vec::new());
+    let mut longest_game = 0;
     for (start, value) in starts {
         let winner = start.side_to_move();
         let mut game = Game::new(start);
@@ -225,17 +250,16 @@ fn the_engine_keeps_wins_it_knows_without_distance() {
                 );
             }
         }
-        match game.outcome() {
-            Some(Outcome::Win(side)) if side == winner => converted.push(value),
-            Some(Outcome::Draw(reason)) => drawn.push((value, reason)),
-            other => panic!("{} ({value:?}): {other:?}", write_fen(&start)),
-        }
+        assert_eq!(
+            game.outcome(),
+            Some(Outcome::Win(winner)),
+            "{} ({value:?}) not converted: {}",
+            write_fen(&start),
+            game.move_texts().join(" ")
+        );
+        longest_game = longest_game.max(game.move_texts().len());
     }
-    eprintln!(
-        "converted {} ({converted:?}), drawn {} ({drawn:?})",
-        converted.len(),
-        drawn.len()
-    );
+    eprintln!("{wins} wins converted, the longest in {longest_game} plies");
 }
 
 common::test_cases! {
@@ -396,17 +420,73 @@ fn the_engine_with_tables_converts_sampled_wins() {
     ]);
     // Exit code 0: every game played was converted, and there was at least one.
     assert_eq!(code, 0, "{out}{err}");
-    let played: u64 = out
-        .lines()
-        .find_map(|line| line.strip_prefix("played "))
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|count| count.parse().ok())
-        .unwrap_or_else(|| panic!("no 'played' line: {out}"));
+    let played = games_played(&out);
     assert!(played > 100, "{out}");
     assert!(
         out.contains(&format!(": {played} converted within")),
         "{out}"
     );
+}
+
+/// `damka egtb convert` with win/draw/loss tables: refused without distance tables for the
+/// defence (one message that says what to give), and with `--defence` every sampled
+/// 3-piece win converted before the draw rules end the game.
+#[test]
+fn convert_plays_wins_without_distance_against_a_defence_with_distances() {
+    let distances = english_tables("convert-defence");
+    let wdl = scratch("convert-wdl");
+    generate_with::<English>(&wdl, 3, 2, Some(2), &mut NoProgress, &mut |_| {})
+        .expect("generation succeeds");
+    let (wdl, distances) = (wdl.to_str().unwrap(), distances.to_str().unwrap());
+    let convert = |extra: &[&str]| {
+        let mut args = vec![
+            "egtb",
+            "convert",
+            "--variant",
+            "english",
+            "--dir",
+            wdl,
+            "--pieces",
+            "3",
+            "--samples",
+            "40",
+            "--depth",
+            "12",
+        ];
+        args.extend_from_slice(extra);
+        damka(&args)
+    };
+    let (code, out, err) = convert(&[]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("holds no distances") && err.contains("--defence"),
+        "{err}"
+    );
+    let (code, out, err) = convert(&["--defence", distances]);
+    assert_eq!(code, 0, "{out}{err}");
+    let played = games_played(&out);
+    // A win by taking the last piece has its distance (1 ply) in any table.
+    let without_distance: u64 = out
+        .split(" converted within the promised plies or, for the ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no count of wins without distance: {out}"));
+    assert!(played >= 20 && without_distance >= played / 2, "{out}");
+    assert!(
+        out.contains(&format!(": {played} converted within")),
+        "{out}"
+    );
+}
+
+/// The count of `damka egtb convert`'s `played N ...` line.
+fn games_played(out: &str) -> u64 {
+    out.lines()
+        .find_map(|line| line.strip_prefix("played "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no 'played' line: {out}"))
 }
 
 /// The UCI dialect's whole output for `input` on stdin.

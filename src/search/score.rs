@@ -26,15 +26,30 @@ pub const TABLE_WIN: i32 = 20_000;
 /// How far the evaluation moves a [`TABLE_WIN`] score either way.
 pub const TABLE_WIN_SPREAD: i32 = 5_000;
 
+/// A won position the tables know without its distance, reached after a capture or a man
+/// move since the root (a step no line can take back), `n` plies from the root, scores
+/// `TABLE_PROGRESS - n`: above every [`TABLE_WIN`] score, so that a line which makes such a
+/// step and keeps the win beats every line that does not, and the nearest such step beats
+/// a later one. Each step lowers a measure that cannot grow again (pieces, men, and how far
+/// the men have come), so a search that always finds the next one converts the win, and
+/// every step also starts the no-progress count of the draw rules again. Like a forced
+/// win, such a score is kept in the table counted from its node (see [`score_to_tt`]).
+pub const TABLE_PROGRESS: i32 = 28_000;
+
+/// Scores above `TABLE_PROGRESS_BOUND` and up to [`WIN_BOUND`] are [`TABLE_PROGRESS`]
+/// scores: `TABLE_PROGRESS - score` plies from the root to the step.
+pub const TABLE_PROGRESS_BOUND: i32 = TABLE_PROGRESS - 1000;
+
 /// Converts a search score at a node `ply` plies from the root to the form kept in the
-/// table: a win or loss counted from this node instead of from the root, so that the entry
-/// stays right when the same position is reached at another ply. Other scores are unchanged.
+/// table: a win or loss (or a [`TABLE_PROGRESS`] step) counted from this node instead of
+/// from the root, so that the entry stays right when the same position is reached at
+/// another ply. Other scores are unchanged.
 #[inline]
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {
     let ply = ply_i32(ply);
-    if score > WIN_BOUND {
+    if score > TABLE_PROGRESS_BOUND {
         score + ply
-    } else if score < -WIN_BOUND {
+    } else if score < -TABLE_PROGRESS_BOUND {
         score - ply
     } else {
         score
@@ -46,9 +61,9 @@ pub fn score_to_tt(score: i32, ply: usize) -> i32 {
 #[inline]
 pub fn score_from_tt(score: i32, ply: usize) -> i32 {
     let ply = ply_i32(ply);
-    if score > WIN_BOUND {
+    if score > TABLE_PROGRESS_BOUND {
         score - ply
-    } else if score < -WIN_BOUND {
+    } else if score < -TABLE_PROGRESS_BOUND {
         score + ply
     } else {
         score
@@ -66,8 +81,17 @@ mod tests {
 
     #[test]
     fn mate_scores_follow_the_node() {
-        // Not wins: unchanged.
-        for s in [0, 1, -1, WIN_BOUND, -WIN_BOUND, 1234] {
+        // Not wins: unchanged (a table win without a distance included).
+        let table_win = TABLE_WIN + TABLE_WIN_SPREAD;
+        for s in [
+            0,
+            1,
+            -1,
+            TABLE_PROGRESS_BOUND,
+            -TABLE_PROGRESS_BOUND,
+            1234,
+            table_win,
+        ] {
             assert_eq!(score_to_tt(s, 17), s);
             assert_eq!(score_from_tt(s, 17), s);
         }
@@ -79,6 +103,8 @@ mod tests {
             -(WIN - 1),
             -(WIN - 40),
             -(WIN_BOUND + 1),
+            TABLE_PROGRESS - 3,
+            -(TABLE_PROGRESS - 3),
         ] {
             for ply in [0, 1, 7, 60] {
                 assert_eq!(score_from_tt(score_to_tt(s, ply), ply), s);

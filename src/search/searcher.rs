@@ -5,7 +5,9 @@
 //! [`WIN`].
 
 use super::env::{Control, Env, GameContext};
-use super::score::{TABLE_WIN, TABLE_WIN_SPREAD, WIN, WIN_BOUND, score_from_tt, score_to_tt};
+use super::score::{
+    TABLE_PROGRESS, TABLE_WIN, TABLE_WIN_SPREAD, WIN, WIN_BOUND, score_from_tt, score_to_tt,
+};
 use super::skill::Skill;
 use super::time::TimeBudget;
 use super::tt::{Bound, TranspositionTable};
@@ -211,9 +213,10 @@ pub(crate) struct Searcher<'a, R: Rules> {
     /// reductions go on (Scan passes `prune = false` down the reduced search, which turns
     /// off its ProbCut only).
     probcut_nesting: u32,
-    /// Pieces on the board at the root: a win or loss the tables give without its distance
-    /// settles a node only below this count (see [`Searcher::probe_tables`]).
-    root_pieces: u32,
+    /// Plies since the last capture or man move at the root: a node `ply` plies deeper whose
+    /// count is less than this plus `ply` was reached through a capture or a man move (see
+    /// [`Searcher::stepped_since_root`]).
+    root_reversible: u32,
     /// The network's first-layer sums of the last position evaluated, when the evaluation
     /// in force is a network (English's built-in one or an `EvalFile`): the next evaluation
     /// updates them.
@@ -245,7 +248,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             pv: vec![Vec::new(); MAX_PLY + 1],
             root_improvement: None,
             probcut_nesting: 0,
-            root_pieces: u32::MAX,
+            root_reversible: 0,
             network_state: Box::default(),
             rules: std::marker::PhantomData,
         }
@@ -294,7 +297,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             ..count
         });
         self.small_endgame.push(root_count);
-        self.root_pieces = root.occupied().count_ones();
+        self.root_reversible = count as u32;
         self.keep_table_moves(root, &mut root_moves);
 
         let lines = self.limits.skill.map_or(1, |skill| skill.lines());
@@ -429,16 +432,22 @@ impl<'a, R: Rules> Searcher<'a, R> {
             Value::Loss(n) => -(WIN - (ply as i32 + n as i32)),
             Value::Draw => DRAW,
             // Without a distance, a won position's score says nothing about which move
-            // makes progress: at the root's piece count the search goes on (the root keeps
-            // its winning moves only) and looks for a conversion, which the tables of fewer
-            // pieces then score (Scan's rule for its win/draw/loss bitbases: only smaller
-            // ones in the search); at the horizon the win is scored with a measure of
-            // progress (see [`table_win_progress`]).
-            Value::Won | Value::Lost
-                if !at_horizon && position.occupied().count_ones() >= self.root_pieces =>
-            {
-                return None;
+            // makes progress. One reached after a capture or a man move since the root has
+            // made some that no line can undo: it is settled, and the nearest such step
+            // scores best (see [`TABLE_PROGRESS`]). Until then the search goes on (the root
+            // keeps its winning moves only; settling there too would end the search one ply
+            // deep). Scan settles its win/draw/loss bitbases only below the root's piece
+            // count, which misses the crownings and man moves that long 8x8 wins are made
+            // of. At the horizon the win is scored with a measure of progress (see
+            // [`table_win_progress`]), below every step.
+            Value::Won | Value::Lost if self.stepped_since_root(ply) => {
+                if value == Value::Won {
+                    TABLE_PROGRESS - ply as i32
+                } else {
+                    -(TABLE_PROGRESS - ply as i32)
+                }
             }
+            Value::Won | Value::Lost if !at_horizon => return None,
             Value::Won | Value::Lost => {
                 let progress =
                     table_win_progress(position).clamp(-TABLE_WIN_SPREAD, TABLE_WIN_SPREAD);
@@ -449,6 +458,13 @@ impl<'a, R: Rules> Searcher<'a, R> {
                 }
             }
         })
+    }
+
+    /// True when a capture or a man move was played between the root and the node on top of
+    /// the path, `ply` plies below it.
+    fn stepped_since_root(&self, ply: usize) -> bool {
+        let reversible = *self.reversible.last().expect("the path holds the node");
+        (reversible as usize) < self.root_reversible as usize + ply
     }
 
     /// A table value of the node on top of the path as the game's rules give it, or `None`

@@ -5,7 +5,7 @@ use crate::tools::egtb_convert::convert_wins;
 use clap::Subcommand;
 use damka::egtb::generate::{Progress, Solved, generate_with, verify};
 use damka::egtb::probe::Tables;
-use damka::egtb::{family, positions_with};
+use damka::egtb::{ValueKind, family, positions_with};
 use damka::rules::{Rules, Variant};
 use damka::with_variant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -89,6 +89,12 @@ pub enum EgtbCommand {
         /// The engine's search depth per move.
         #[arg(long, default_value_t = 4)]
         depth: u32,
+        /// Tables with distances for the loser's slowest loss and the promised plies
+        /// (default: --dir's, which then must hold distances); needed when --dir holds
+        /// win/draw/loss slices, whose wins the engine must then convert before any draw
+        /// rule ends the game.
+        #[arg(long)]
+        defence: Option<PathBuf>,
     },
     /// Time table probes of positions without a capture pending, as the search makes them,
     /// and print nanoseconds per probe: tables loaded whole into memory, or with --cache
@@ -247,9 +253,11 @@ pub fn run(command: EgtbCommand) -> i32 {
             pieces,
             samples,
             depth,
+            defence,
         } => match table_dir(dir, "convert") {
             Ok(dir) => {
-                with_variant!(variant, R => run_convert::<R>(&dir, pieces, samples, depth))
+                let defence = defence.unwrap_or_else(|| dir.clone());
+                with_variant!(variant, R => run_convert::<R>(&dir, &defence, pieces, samples, depth))
             }
             Err(code) => code,
         },
@@ -429,26 +437,66 @@ fn run_probe<R: Rules>(dir: &Path, fen: &str, moves: bool) -> i32 {
     0
 }
 
-fn run_convert<R: Rules>(dir: &Path, pieces: usize, samples: u64, depth: u32) -> i32 {
-    let (tables, errors) = Tables::open::<R>(dir);
-    for error in &errors {
-        eprintln!("damka egtb convert: {error}");
-    }
-    if !errors.is_empty() || tables.max_pieces() < pieces {
+fn run_convert<R: Rules>(
+    dir: &Path,
+    defence_dir: &Path,
+    pieces: usize,
+    samples: u64,
+    depth: u32,
+) -> i32 {
+    let open = |dir: &Path| {
+        let (tables, errors) = Tables::open::<R>(dir);
+        for error in &errors {
+            eprintln!("damka egtb convert: {error}");
+        }
+        if !errors.is_empty() || tables.max_pieces() < pieces {
+            eprintln!(
+                "damka egtb convert: the {} tables under {} must hold every slice up to {pieces} pieces",
+                R::VARIANT.name(),
+                dir.display()
+            );
+            return None;
+        }
+        Some(tables)
+    };
+    let Some(winner) = open(dir) else { return 2 };
+    let defence = if defence_dir == dir {
+        None
+    } else {
+        match open(defence_dir) {
+            Some(tables) => Some(tables),
+            None => return 2,
+        }
+    };
+    let winner = std::sync::Arc::new(winner);
+    let defence = defence.as_ref().unwrap_or(&winner);
+    if let Some(slice) = defence
+        .slices()
+        .find(|s| s.indexer.material().total() <= pieces && s.kind == ValueKind::WinDrawLoss)
+    {
         eprintln!(
-            "damka egtb convert: the {} tables under {} must hold every slice up to {pieces} pieces",
-            R::VARIANT.name(),
-            dir.display()
+            "damka egtb convert: {} under {} holds no distances, which the defence needs: give --defence DIR with distance tables (damka egtb gen without --wdl-from)",
+            slice.indexer.material(),
+            defence_dir.display()
         );
         return 2;
     }
     let started = std::time::Instant::now();
-    let result = convert_wins::<R>(&std::sync::Arc::new(tables), pieces, samples, depth);
+    let result = convert_wins::<R>(&winner, defence, pieces, samples, depth);
     for failure in &result.failures {
         println!("failed: {failure}");
     }
+    // Wins the winner's tables hold without distance have no promise to keep.
+    let criterion = if result.without_distance == 0 {
+        "the promised plies".to_string()
+    } else {
+        format!(
+            "the promised plies or, for the {} without distance, the draw rules",
+            result.without_distance
+        )
+    };
     println!(
-        "played {} won {pieces}-piece positions: {} converted within the promised plies, longest {} plies, {} past the no-progress rule, {:.1} s",
+        "played {} won {pieces}-piece positions: {} converted within {criterion}, longest {} plies, {} past the no-progress rule, {:.1} s",
         result.played,
         result.converted,
         result.longest,

@@ -1,18 +1,24 @@
-//! `damka egtb convert`: won endgames played out; the search, given the tables, must convert every sampled win within the promised plies.
+//! `damka egtb convert`: won endgames played out; the engine with the tables must convert every sampled win, within the promised plies with distances, before the draw rules without them.
 
 use damka::egtb::Value;
 use damka::egtb::probe::Tables;
+use damka::game::{DrawReason, Game, Outcome};
 use damka::rules::Rules;
 use damka::search::tt::TranspositionTable;
-use damka::search::{Env, Limits, think};
+use damka::search::{Env, GameContext, Limits, think};
+use damka::{Move, Position};
+use std::sync::Arc;
 
 /// What [`convert_wins`] found.
 #[derive(Clone, Debug, Default)]
 pub struct Conversion {
     /// Won positions played.
     pub played: u64,
-    /// Games the winner won within the promised plies.
+    /// Games the winner won: within the promised plies where its tables hold distances,
+    /// before any draw rule could end the game where they hold win/draw/loss only.
     pub converted: u64,
+    /// Played positions whose slice the winner's tables hold as win/draw/loss only.
+    pub without_distance: u64,
     /// The longest game, plies.
     pub longest: u32,
     /// Games the winner won with more than the variant's no-progress plies between two
@@ -22,16 +28,25 @@ pub struct Conversion {
     pub failures: Vec<String>,
 }
 
+/// A game is given up as unconverted after this many plies (no ending of the tables'
+/// sizes lasts so long when it is played well).
+const PLY_CAP: u32 = 2000;
+
 /// Plays about `samples` won positions with `pieces` pieces to the end: the winner is the
-/// engine searching `depth` plies with the tables, the loser defends with the tables'
-/// slowest loss (`damka egtb convert`).
+/// engine searching `depth` plies with the tables `winner`, the loser defends with the
+/// slowest loss of the tables `defence`, which must hold distances (they may be the same
+/// tables). Where the winner's tables hold distances, a win must end within the promised
+/// plies; where they hold win/draw/loss only, the engine gets the game's history (as in
+/// play), and a win must end before any draw rule of the variant ends the game (`damka egtb
+/// convert`).
 pub fn convert_wins<R: Rules>(
-    tables: &std::sync::Arc<Tables>,
+    winner: &Arc<Tables>,
+    defence: &Tables,
     pieces: usize,
     samples: u64,
     depth: u32,
 ) -> Conversion {
-    let slices: Vec<_> = tables
+    let slices: Vec<_> = defence
         .slices()
         .filter(|s| s.indexer.material().total() == pieces)
         .collect();
@@ -42,13 +57,12 @@ pub fn convert_wins<R: Rules>(
     }
     // Won positions are about a third to a half of all: sample twice as densely.
     let step = (total / samples.max(1) / 2).max(1);
-    let tt = std::sync::Arc::new(TranspositionTable::new(16));
+    let tt = Arc::new(TranspositionTable::new(16));
     let limits = Limits {
         depth: Some(depth),
         multipv: 1,
         ..Limits::default()
     };
-    let no_progress = R::DRAW_RULES.no_progress_plies;
     let mut offset = 0u64;
     for slice in slices {
         let size = slice.indexer.size();
@@ -56,72 +70,129 @@ pub fn convert_wins<R: Rules>(
         while index < size {
             let start = slice.indexer.placement(index).position::<R>();
             index += step;
-            let Some(Value::Win(promised)) = tables.probe(&start) else {
+            let Some(Value::Win(promised)) = defence.probe(&start) else {
                 continue;
             };
             result.played += 1;
-            let mut position = start;
-            let mut plies = 0u32;
-            let mut quiet = 0u32;
-            let mut worst_quiet = 0u32;
-            let outcome = loop {
-                let legal = position.legal_moves();
-                if legal.is_empty() {
-                    break if plies % 2 == 1 {
-                        Ok(())
-                    } else {
-                        Err("the winner has no move".to_string())
-                    };
+            let by_distance = match winner.probe(&start) {
+                Some(Value::Win(_)) => true,
+                Some(Value::Won) => false,
+                other => {
+                    result.fail(
+                        &start,
+                        promised,
+                        format!("the winner's tables say {other:?}"),
+                    );
+                    continue;
                 }
-                if plies > promised {
-                    break Err(format!("not over after {promised} plies"));
-                }
-                let mv = if plies.is_multiple_of(2) {
-                    tt.clear();
-                    let env = Env {
-                        egtb: Some(std::sync::Arc::clone(tables)),
-                        ..Env::new(std::sync::Arc::clone(&tt))
-                    };
-                    let outcome = think(&position, &limits, &env, &mut |_| {});
-                    match outcome.best {
-                        Some(mv) => mv,
-                        None => break Err("the engine gave no move".to_string()),
-                    }
-                } else {
-                    match tables.rank_moves(&position) {
-                        Some(ranked) => ranked[0].0,
-                        None => break Err("a position left the tables".to_string()),
-                    }
-                };
-                let man_moved = position.kings() & (1u64 << mv.from) == 0;
-                quiet = if mv.is_capture() || man_moved {
-                    0
-                } else {
-                    quiet + 1
-                };
-                worst_quiet = worst_quiet.max(quiet);
-                position = position.play(&mv);
-                plies += 1;
             };
-            match outcome {
-                Ok(()) => {
+            if !by_distance {
+                result.without_distance += 1;
+            }
+            let game = play_out(
+                &start,
+                promised,
+                by_distance,
+                |game| {
+                    tt.clear();
+                    // With distances the tables alone guarantee the win (the promise is checked,
+                    // the no-progress rule only counted), so the search is not told the game's
+                    // history: past the rule it would call every move a draw.
+                    let history = if by_distance {
+                        GameContext::default()
+                    } else {
+                        GameContext::of_game(game)
+                    };
+                    let env = Env {
+                        egtb: Some(Arc::clone(winner)),
+                        game: history,
+                        ..Env::new(Arc::clone(&tt))
+                    };
+                    think(game.position(), &limits, &env, &mut |_| {}).best
+                },
+                defence,
+            );
+            match game {
+                Ok(played) => {
                     result.converted += 1;
-                    result.longest = result.longest.max(plies);
-                    if no_progress > 0 && worst_quiet >= no_progress {
+                    result.longest = result.longest.max(played.plies);
+                    if played.past_no_progress_rule {
                         result.past_no_progress_rule += 1;
                     }
                 }
-                Err(error) => {
-                    if result.failures.len() < 10 {
-                        result.failures.push(format!(
-                            "{} (win in {promised}): {error}",
-                            damka::notation::fen::write_fen(&start)
-                        ));
-                    }
-                }
+                Err(error) => result.fail(&start, promised, error),
             }
         }
         offset += size;
     }
     result
+}
+
+impl Conversion {
+    fn fail<R: Rules>(&mut self, start: &Position<R>, promised: u32, error: String) {
+        if self.failures.len() < 10 {
+            self.failures.push(format!(
+                "{} (win in {promised}): {error}",
+                damka::notation::fen::write_fen(start)
+            ));
+        }
+    }
+}
+
+/// How a converted game went.
+struct PlayedOut {
+    plies: u32,
+    past_no_progress_rule: bool,
+}
+
+/// One game from `start`, won in `promised` plies: the winner's moves from `engine`, the
+/// loser's the slowest loss of `defence`.
+fn play_out<R: Rules>(
+    start: &Position<R>,
+    promised: u32,
+    by_distance: bool,
+    mut engine: impl FnMut(&Game<R>) -> Option<Move>,
+    defence: &Tables,
+) -> Result<PlayedOut, String> {
+    let mut game = Game::new(*start);
+    let mut past_no_progress_rule = false;
+    loop {
+        let plies = game.ply() as u32;
+        if game.legal_moves().is_empty() {
+            return if plies % 2 == 1 {
+                Ok(PlayedOut {
+                    plies,
+                    past_no_progress_rule,
+                })
+            } else {
+                Err("the winner has no move".to_string())
+            };
+        }
+        match game.draw_reason() {
+            Some(DrawReason::NoProgress) if by_distance => past_no_progress_rule = true,
+            Some(reason) => {
+                return Err(format!(
+                    "{} after {}",
+                    Outcome::Draw(reason),
+                    game.move_texts().join(" ")
+                ));
+            }
+            None => {}
+        }
+        if by_distance && plies > promised {
+            return Err(format!("not over after {promised} plies"));
+        }
+        if plies > PLY_CAP {
+            return Err(format!("not over after {PLY_CAP} plies"));
+        }
+        let mv = if plies.is_multiple_of(2) {
+            engine(&game).ok_or("the engine gave no move")?
+        } else {
+            defence
+                .rank_moves(game.position())
+                .ok_or("a position left the tables")?[0]
+                .0
+        };
+        game.play(mv);
+    }
 }
