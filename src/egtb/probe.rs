@@ -85,6 +85,17 @@ impl Slice {
     }
 }
 
+/// Where [`Tables::locate`] finds a position's value.
+enum Located<'a> {
+    /// The side to move has no piece: the game is over, lost for it.
+    NoPiece,
+    /// A capture is pending in a slice that does not store such positions: the value comes
+    /// from the successors.
+    Capture(&'a Slice),
+    /// Stored in the slice at this index.
+    Stored(&'a Slice, u64),
+}
+
 /// The tables of one variant.
 #[derive(Debug)]
 pub struct Tables {
@@ -303,33 +314,38 @@ impl Tables {
     /// slice is not held.
     #[inline]
     pub fn code<R: Rules>(&self, position: &Position<R>) -> Option<u8> {
+        match self.locate(position)? {
+            Located::NoPiece => Some(1),
+            // Not stored: a capture leads to a smaller slice, so this recursion ends.
+            Located::Capture(slice) => slice.kind.code(self.value_from_successors(position)?),
+            Located::Stored(slice, index) => self.code_at(slice, index),
+        }
+    }
+
+    /// Where a position's value is found (`None` when its slice is not held).
+    #[inline]
+    fn locate<R: Rules>(&self, position: &Position<R>) -> Option<Located<'_>> {
         let placement = Placement::of(position);
         if placement.white_men | placement.white_kings == 0 {
-            return Some(1);
+            return Some(Located::NoPiece);
         }
         let slice = self.slice(placement.material())?;
         if !slice.captures_stored && position.has_capture() {
-            // Not stored: a capture leads to a smaller slice, so this recursion ends.
-            return slice.kind.code(self.value_from_successors(position)?);
+            return Some(Located::Capture(slice));
         }
-        let index = slice.indexer.index(&placement);
-        self.code_at(slice, index)
+        Some(Located::Stored(slice, slice.indexer.index(&placement)))
     }
 
     /// The value of a position (any side to move): `Loss(0)` when the side to move has no
     /// piece; `None` when its slice is not held.
     #[inline]
     fn value_of<R: Rules>(&self, position: &Position<R>) -> Option<Value> {
-        let placement = Placement::of(position);
-        if placement.white_men | placement.white_kings == 0 {
-            return Some(Value::Loss(0));
+        match self.locate(position)? {
+            Located::NoPiece => Some(Value::Loss(0)),
+            // A successor's distance is kept, where `code` reduces it to the slice's kind.
+            Located::Capture(_) => self.value_from_successors(position),
+            Located::Stored(slice, index) => Some(slice.kind.value(self.code_at(slice, index)?)),
         }
-        let slice = self.slice(placement.material())?;
-        if !slice.captures_stored && position.has_capture() {
-            return self.value_from_successors(position);
-        }
-        let index = slice.indexer.index(&placement);
-        Some(slice.kind.value(self.code_at(slice, index)?))
     }
 
     /// The value of a position for the side to move, or `None` when not covered (its slice
