@@ -65,12 +65,20 @@ def run_damka(binary, variant, fen, movetime, hash_mb):
     return int(field["depth"]), nodes, nodes * 1000 / ms
 
 
-def run_scan(scan_dir, fen, movetime):
+def start_scan(scan_dir, threads=None):
+    """Scan 2.0 in its Hub dialect, initialised (`threads` set first when given)."""
     e = Engine([os.path.join(scan_dir, "scan"), "hub"], cwd=scan_dir)
     e.send("hub")
     e.read_until("wait")
+    if threads is not None:
+        e.send(f"set threads {threads}")
     e.send("init")
     e.read_until("ready")
+    return e
+
+
+def run_scan(scan_dir, fen, movetime):
+    e = start_scan(scan_dir)
     e.send(f"pos {fen_to_hub(fen)}")
     e.send(f"time {movetime}")
     e.send("analyse")

@@ -28,7 +28,7 @@ import statistics
 import sys
 
 from damka_proc import Engine, default_binary, positions
-from depth_vs_scan import fen_to_hub
+from depth_vs_scan import fen_to_hub, start_scan
 
 NAMES = ("start", "M1", "M2", "M3")
 
@@ -52,12 +52,7 @@ def damka_time(binary, fen, depth, threads, hash_mb):
 
 def scan_time(scan_dir, fen, depth, threads):
     """Milliseconds Scan's search took to finish `depth`, and its nodes."""
-    e = Engine([os.path.join(scan_dir, "scan"), "hub"], cwd=scan_dir)
-    e.send("hub")
-    e.read_until("wait")
-    e.send(f"set threads {threads}")
-    e.send("init")
-    e.read_until("ready")
+    e = start_scan(scan_dir, threads)
     # `pos` resets the search limits, so the depth comes after it.
     e.send(f"pos {fen_to_hub(fen)}")
     e.send(f"depth {depth}")
