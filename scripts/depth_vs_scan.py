@@ -77,14 +77,22 @@ def start_scan(scan_dir, threads=None):
     return e
 
 
-def run_scan(scan_dir, fen, movetime):
-    e = start_scan(scan_dir)
+def scan_analyse(scan_dir, fen, limit, threads=None):
+    """One `analyse` of `fen` by a fresh Scan under `limit` (`time MS` or `depth D`, sent
+    after the position, since `pos` resets the limits): its info lines split into words
+    (`info <depth> <mean ply> <score> <nodes> <seconds> <M nodes/s> <pv...>`), and all its
+    lines."""
+    e = start_scan(scan_dir, threads)
     e.send(f"pos {fen_to_hub(fen)}")
-    e.send(f"time {movetime}")
+    e.send(limit)
     e.send("analyse")
     lines = e.read_until("move")
     e.close()
-    infos = [l.split() for l in lines if l.startswith("info ")]
+    return [l.split() for l in lines if l.startswith("info ")], lines
+
+
+def run_scan(scan_dir, fen, movetime):
+    infos, lines = scan_analyse(scan_dir, fen, f"time {movetime}")
     if not infos:
         sys.exit(f"Scan gave no info line: {lines}")
     # info <depth> <mean ply> <score> <nodes> <seconds> <M nodes/s> <pv...>

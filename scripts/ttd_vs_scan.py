@@ -3,10 +3,11 @@
 
 Usage:
   scripts/ttd_vs_scan.py --scan DIR [--bin target/release/damka] [--runs 3] [--hash 64]
-                         [--damka-depths 21,19,22,23] [--scan-depths 20,18,20,20]
+                         [--damka-depths 20,30,22,23] [--scan-depths 21,36,19,21]
 
 Positions: the 10x10 start and M1-M3 of scripts/positions.txt, in that order; the depths
-are given in the same order (one each, chosen so that one thread takes a few seconds).
+are given in the same order (one each; the defaults are the depths each engine reached in
+3 s on one thread on 2026-11-30, scripts/depth_vs_scan.py --movetime 3000).
 For each position and run, four fresh processes search to their depth one after the other
 (damka 1 thread, damka 2, Scan 1, Scan 2), so that a noisy neighbour hits all alike:
   damka: the UCI-style dialect (`Threads N`, `position fen`, `go depth D`); the time is
@@ -28,7 +29,7 @@ import statistics
 import sys
 
 from damka_proc import Engine, default_binary, positions
-from depth_vs_scan import fen_to_hub, start_scan
+from depth_vs_scan import scan_analyse
 
 NAMES = ("start", "M1", "M2", "M3")
 
@@ -52,14 +53,7 @@ def damka_time(binary, fen, depth, threads, hash_mb):
 
 def scan_time(scan_dir, fen, depth, threads):
     """Milliseconds Scan's search took to finish `depth`, and its nodes."""
-    e = start_scan(scan_dir, threads)
-    # `pos` resets the search limits, so the depth comes after it.
-    e.send(f"pos {fen_to_hub(fen)}")
-    e.send(f"depth {depth}")
-    e.send("analyse")
-    lines = e.read_until("move")
-    e.close()
-    infos = [l.split() for l in lines if l.startswith("info ")]
+    infos, lines = scan_analyse(scan_dir, fen, f"depth {depth}", threads)
     reached = [i for i in infos if int(i[1]) == depth]
     if not reached:
         sys.exit(f"Scan did not report depth {depth}: {lines}")
@@ -80,8 +74,8 @@ def main():
     ap.add_argument("--scan", required=True, help="directory holding Scan 2.0's `scan`")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--hash", type=int, default=64)
-    ap.add_argument("--damka-depths", type=depths, default=depths("21,19,22,23"))
-    ap.add_argument("--scan-depths", type=depths, default=depths("20,18,20,20"))
+    ap.add_argument("--damka-depths", type=depths, default=depths("20,30,22,23"))
+    ap.add_argument("--scan-depths", type=depths, default=depths("21,36,19,21"))
     a = ap.parse_args()
     if not os.access(os.path.join(a.scan, "scan"), os.X_OK):
         sys.exit(f"no executable {a.scan}/scan")
