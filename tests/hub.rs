@@ -396,12 +396,13 @@ fn ponder_flow_gives_one_done_per_go() {
     assert_eq!(hub.think("level time=3 inc=0.1"), "28x19x23");
     hub.silent(Duration::from_millis(300), "one done after go think");
 
-    // A ponder search on a forced move finishes at once but still waits for ponder-hit.
+    // A ponder search on a forced move may go on searching (info lines), but answers only
+    // after ponder-hit.
     hub.send(&format!("pos pos={START_10X10} moves=\"32-28 19-23\""));
     hub.send("level time=3 inc=0.1");
     hub.send("go ponder");
     hub.silent_except_info(Duration::from_millis(300));
-    hub.ping("ping while pondering");
+    hub.ping_between_info("ping while pondering");
     hub.send("ponder-hit");
     let lines = hub.until("done", Duration::from_secs(5));
     assert_eq!(done_move_required(lines.last().unwrap()), "28x19x23");
@@ -425,6 +426,20 @@ impl Hub {
         while let Some(line) = self.next_line(deadline.saturating_duration_since(Instant::now())) {
             if !line.starts_with("info ") {
                 self.peer.fail(&format!("unexpected '{line}'"));
+            }
+        }
+    }
+
+    /// `ping` during a search: `info` lines may still arrive before `pong`, nothing else.
+    fn ping_between_info(&mut self, why: &str) {
+        self.send("ping");
+        loop {
+            let line = self.line(Duration::from_secs(5));
+            if line == "pong" {
+                return;
+            }
+            if !line.starts_with("info ") {
+                self.peer.fail(&format!("{why}: '{line}' instead of pong"));
             }
         }
     }
