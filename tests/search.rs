@@ -5,8 +5,9 @@ use crate::common;
 use common::{SplitMix, serial};
 use damka::engine::{Engine, Event, Go};
 use damka::rules::Variant;
+use damka::search::score::WIN_BOUND;
 use damka::search::tt::TranspositionTable;
-use damka::search::{Env, Limits, think};
+use damka::search::{Env, Limits, Outcome, think};
 use damka::{Move, Position, Rules, with_variant};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,13 +34,21 @@ fn random_positions<R: Rules>(seed: u64, count: usize) -> Vec<Position<R>> {
 
 /// One single-thread search of `position` within `limits` (one principal variation).
 fn search_with<R: Rules>(position: &Position<R>, limits: Limits) -> (Option<damka::Move>, u64) {
-    let env = Env::new(Arc::new(TranspositionTable::new(4)));
+    let outcome = search_on_threads(position, limits, 1);
+    (outcome.best, outcome.nodes)
+}
+
+/// One search of `position` within `limits` on `threads` threads (one principal variation).
+fn search_on_threads<R: Rules>(position: &Position<R>, limits: Limits, threads: usize) -> Outcome {
+    let env = Env {
+        threads,
+        ..Env::new(Arc::new(TranspositionTable::new(4)))
+    };
     let limits = Limits {
         multipv: 1,
         ..limits
     };
-    let outcome = think(position, &limits, &env, &mut |_| {});
-    (outcome.best, outcome.nodes)
+    think(position, &limits, &env, &mut |_| {})
 }
 
 fn search_fixed<R: Rules>(position: &Position<R>, depth: u32) -> (Option<damka::Move>, u64) {
@@ -71,6 +80,32 @@ fn best_moves_are_legal<R: Rules>() {
     for position in random_positions::<R>(7, 60) {
         let (best, _) = search_fixed(&position, 4);
         assert_legal_best(&position, best, "at depth 4");
+    }
+}
+
+/// Two threads (the main one and a Lazy SMP helper over the same table) finish the depth
+/// asked for, and within a node limit still answer with a legal move.
+fn two_thread_best_moves_are_legal<R: Rules>() {
+    for position in random_positions::<R>(17, 20) {
+        let limits = Limits {
+            depth: Some(7),
+            ..Limits::default()
+        };
+        let outcome = search_on_threads(&position, limits, 2);
+        assert_legal_best(&position, outcome.best, "at depth 7 on two threads");
+        // A proven win or loss ends the deepening early.
+        if outcome.best.is_some() && outcome.score.abs() <= WIN_BOUND {
+            assert_eq!(
+                outcome.depth, 7,
+                "depth reached on two threads in {position:?}"
+            );
+        }
+        let limits = Limits {
+            nodes: Some(30_000),
+            ..Limits::default()
+        };
+        let outcome = search_on_threads(&position, limits, 2);
+        assert_legal_best(&position, outcome.best, "after 30,000 nodes on two threads");
     }
 }
 
@@ -112,6 +147,8 @@ common::test_cases! {
     node_limited_best_moves_are_legal_in_every_variant:
         in_every_variant!(node_limited_best_moves_are_legal);
     fixed_depth_single_thread_is_deterministic: in_every_variant!(node_counts_repeat);
+    two_thread_best_moves_are_legal_in_every_variant:
+        in_every_variant!(two_thread_best_moves_are_legal);
 }
 
 fn wait_best_move(events: &crossbeam_channel::Receiver<Event>, limit: Duration) -> Option<Move> {
