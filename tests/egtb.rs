@@ -5,7 +5,9 @@ use crate::common;
 use common::peer::Peer;
 use common::process::{damka_command, run_damka, run_limited};
 use common::retro::{Tablebase, Value as RetroValue};
-use damka::egtb::generate::{NoProgress, generate, generate_with, verify};
+use damka::egtb::generate::{
+    GenOptions, NoProgress, generate, generate_bounded, generate_with, verify,
+};
 use damka::egtb::probe::Tables;
 use damka::egtb::{Material, Value, ValueKind, positions_with};
 use damka::game::{Game, Outcome};
@@ -250,6 +252,132 @@ common::test_cases! {
         generate_and_cross_check::<International>("international", 3);
     russian_tables_agree_with_the_retrograde_solver:
         generate_and_cross_check::<Russian>("russian", 3);
+}
+
+/// Every file of a table directory's family folder, by name.
+fn files_of(dir: &Path, family: &str) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir.join(family))
+        .expect("the family folder exists")
+        .flatten()
+        .map(|entry| {
+            let name = entry.file_name().into_string().expect("a UTF-8 name");
+            (name, std::fs::read(entry.path()).expect("readable"))
+        })
+        .collect()
+}
+
+/// Solving every pair a part at a time (by the leads of the men, docs/egtb.md "Memory")
+/// writes the same files, byte for byte, as solving each pair whole, which the tests above
+/// hold against the independent solver; so does a run under a memory bound that reads the
+/// slices solved before from their files. A run stopped after a few parts resumes from
+/// their checkpoints, which are gone once their pair is written.
+fn parts_write_the_files_of_whole_pairs<R: Rules>(
+    name: &str,
+    pieces: usize,
+    wdl_from: Option<usize>,
+    bound: u64,
+) {
+    let family = damka::egtb::family(R::VARIANT).expect("tables exist");
+    let whole = scratch(&format!("{name}-whole"));
+    generate_with::<R>(&whole, pieces, 2, wdl_from, &mut NoProgress, &mut |_| {})
+        .expect("generation succeeds");
+    let expected = files_of(&whole, family);
+    assert_eq!(expected.len(), Material::all::<R>(pieces).len());
+
+    let parts = scratch(&format!("{name}-parts"));
+    let stopped = GenOptions {
+        threads: 2,
+        wdl_from,
+        stop_after_parts: Some(12),
+        force_parts: true,
+        ..GenOptions::default()
+    };
+    let error = generate_bounded::<R>(&parts, pieces, &stopped, &mut NoProgress, &mut |_| {})
+        .expect_err("the run stops as asked");
+    assert!(error.contains("stopped after 12 parts"), "{error}");
+    let checkpoints = files_of(&parts, family)
+        .keys()
+        .filter(|name| name.ends_with(".part"))
+        .count();
+    // The parts of the pairs written before are gone; those of the pair under way stay.
+    assert!(checkpoints >= 3, "{checkpoints} checkpoints");
+    let resumed = GenOptions {
+        stop_after_parts: None,
+        ..stopped
+    };
+    generate_bounded::<R>(&parts, pieces, &resumed, &mut NoProgress, &mut |_| {})
+        .expect("the run resumes");
+    assert!(
+        files_of(&parts, family) == expected,
+        "{name}: parts differ from whole pairs"
+    );
+
+    // A bound a little above the largest pair's need: the largest pairs are solved a part
+    // at a time, and most slices solved before are read from their files.
+    let bounded = scratch(&format!("{name}-bounded"));
+    let options = GenOptions {
+        threads: 2,
+        wdl_from,
+        memory: Some(bound),
+        ..GenOptions::default()
+    };
+    let report = generate_bounded::<R>(&bounded, pieces, &options, &mut NoProgress, &mut |_| {})
+        .expect("generation within the bound succeeds");
+    assert!(report.parts > 0, "no pair was solved in parts");
+    if pieces >= 4 {
+        // (Three-piece sets are too small for a bound to push slices out: any bound that
+        // leaves room for their kings-only pairs holds them all.)
+        assert!(report.on_demand > 0, "no slice was read on demand");
+    }
+    assert!(
+        files_of(&bounded, family) == expected,
+        "{name}: bounded run differs"
+    );
+}
+
+common::test_cases! {
+    english_parts_write_the_files_of_whole_pairs:
+        parts_write_the_files_of_whole_pairs::<English>("english-parts", 4, None, 20_000_000);
+    english_wdl_parts_write_the_files_of_whole_pairs:
+        parts_write_the_files_of_whole_pairs::<English>("english-wdl-parts", 4, Some(3), 20_000_000);
+    international_parts_write_the_files_of_whole_pairs:
+        parts_write_the_files_of_whole_pairs::<International>("international-parts", 3, None, 8_000_000);
+}
+
+/// A bound too small for the largest part is refused before anything is solved, with the
+/// memory the run would need; the command line refuses a bound that is not a number of GB.
+#[test]
+fn a_memory_bound_too_small_is_refused_at_once() {
+    let dir = scratch("tiny-bound");
+    let options = GenOptions {
+        threads: 1,
+        memory: Some(100_000),
+        ..GenOptions::default()
+    };
+    let error = generate_bounded::<English>(&dir, 3, &options, &mut NoProgress, &mut |_| {})
+        .expect_err("the bound is too small");
+    assert!(
+        error.contains("needs about") && error.contains("memory bound"),
+        "{error}"
+    );
+    assert!(!dir.join("english").exists(), "nothing was written");
+    let dir_text = dir.to_str().unwrap();
+    for bad in ["0", "-1", "lots", "NaN"] {
+        let (code, out, err) = damka(&[
+            "egtb",
+            "gen",
+            "--variant",
+            "english",
+            "--pieces",
+            "2",
+            "--dir",
+            dir_text,
+            "--memory",
+            bad,
+        ]);
+        assert_eq!(code, 2, "--memory {bad}: {out}{err}");
+        assert!(err.contains("--memory"), "{err}");
+    }
 }
 
 /// A resumed run replaces a damaged file and keeps the good ones.

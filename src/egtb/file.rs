@@ -186,53 +186,80 @@ fn variant_code(variant: Variant) -> u8 {
 
 /// Encodes a slice's values (codes of `kind`) as a complete file image.
 pub fn encode(variant: Variant, material: Material, values: &[u8], kind: ValueKind) -> Vec<u8> {
-    let blocks = values.len().div_ceil(BLOCK);
-    let mut data = Vec::new();
-    let mut offsets = Vec::with_capacity(blocks + 1);
-    let mut sums = Vec::with_capacity(blocks);
-    for chunk in values.chunks(BLOCK) {
-        let start = data.len();
-        offsets.push(start as u64);
-        encode_block(chunk, &mut data);
-        sums.push(block_checksum(&data[start..]));
+    encode_blocks(
+        variant,
+        material,
+        values.len() as u64,
+        kind,
+        |range, out| {
+            out.extend_from_slice(&values[range]);
+        },
+    )
+}
+
+/// [`encode`] of `positions` values that `fill` gives a block at a time (it appends the
+/// values of the index range it is given to its buffer), so that the values need not be
+/// held as one more copy.
+pub fn encode_blocks(
+    variant: Variant,
+    material: Material,
+    positions: u64,
+    kind: ValueKind,
+    mut fill: impl FnMut(std::ops::Range<usize>, &mut Vec<u8>),
+) -> Vec<u8> {
+    let positions = positions as usize;
+    let blocks = positions.div_ceil(BLOCK);
+    // The header and the block index come first; their size is known, so the blocks are
+    // coded straight after them into the one image and the index is filled in at the end.
+    let index_start = HEADER;
+    let sums_start = index_start + (blocks + 1) * 8;
+    let data_start = sums_start + blocks * 4;
+    let mut file = vec![0u8; data_start];
+    let mut chunk = Vec::with_capacity(BLOCK);
+    let mut highest = 0u8;
+    for block in 0..blocks {
+        chunk.clear();
+        fill(
+            block * BLOCK..((block + 1) * BLOCK).min(positions),
+            &mut chunk,
+        );
+        highest = highest.max(chunk.iter().copied().max().unwrap_or(0));
+        let start = file.len();
+        encode_block(&chunk, &mut file);
+        let offset = (start - data_start) as u64;
+        file[index_start + block * 8..][..8].copy_from_slice(&offset.to_le_bytes());
+        let sum = block_checksum(&file[start..]);
+        file[sums_start + block * 4..][..4].copy_from_slice(&sum.to_le_bytes());
     }
-    offsets.push(data.len() as u64);
+    let end = (file.len() - data_start) as u64;
+    file[index_start + blocks * 8..][..8].copy_from_slice(&end.to_le_bytes());
     let longest = match kind {
-        ValueKind::Distance => values
-            .iter()
-            .map(|&c| u16::from(c).saturating_sub(1))
-            .max()
-            .unwrap_or(0),
+        ValueKind::Distance => u16::from(highest).saturating_sub(1),
         ValueKind::WinDrawLoss => 0,
     };
     let (version, kind_code) = match kind {
         ValueKind::Distance => (VERSION, 0),
         ValueKind::WinDrawLoss => (VERSION_WDL, 1),
     };
-    let mut file = Vec::with_capacity(HEADER + offsets.len() * 8 + sums.len() * 4 + data.len());
-    file.extend_from_slice(MAGIC);
-    file.extend_from_slice(&version.to_le_bytes());
-    file.push(variant_code(variant));
-    file.extend_from_slice(&[
+    let mut head = Vec::with_capacity(HEADER);
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&version.to_le_bytes());
+    head.push(variant_code(variant));
+    head.extend_from_slice(&[
         material.white_men,
         material.white_kings,
         material.black_men,
         material.black_kings,
         kind_code,
     ]);
-    file.extend_from_slice(&(values.len() as u64).to_le_bytes());
-    file.extend_from_slice(&(BLOCK as u32).to_le_bytes());
-    file.extend_from_slice(&(blocks as u32).to_le_bytes());
-    file.extend_from_slice(&0u64.to_le_bytes());
-    file.extend_from_slice(&longest.to_le_bytes());
-    file.extend_from_slice(&[0; 6]);
-    for offset in &offsets {
-        file.extend_from_slice(&offset.to_le_bytes());
-    }
-    for sum in &sums {
-        file.extend_from_slice(&sum.to_le_bytes());
-    }
-    file.extend_from_slice(&data);
+    head.extend_from_slice(&(positions as u64).to_le_bytes());
+    head.extend_from_slice(&(BLOCK as u32).to_le_bytes());
+    head.extend_from_slice(&(blocks as u32).to_le_bytes());
+    head.extend_from_slice(&0u64.to_le_bytes());
+    head.extend_from_slice(&longest.to_le_bytes());
+    head.extend_from_slice(&[0; 6]);
+    debug_assert_eq!(head.len(), HEADER);
+    file[..HEADER].copy_from_slice(&head);
     let sum = checksum(&file);
     file[32..40].copy_from_slice(&sum.to_le_bytes());
     file

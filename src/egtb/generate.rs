@@ -10,20 +10,21 @@
 //! distance to the end of the game, and a pass only ever writes values of one parity, so
 //! threads reading values written in the same pass see nothing that could change their
 //! answer. A pass walks the un-moves of the positions decided in the pass before, and each
-//! position counts its moves not yet known to lose (see `solve_pair`); positions never
+//! position counts its moves not yet known to lose (see `solve_part`); positions never
 //! decided are draws.
 //!
 //! A pair is written to disk (atomically) as soon as it is solved; a later run loads the
 //! slices whose files are present and valid and goes on with the rest.
 
-use super::file::{encode, slice_path, write_atomically};
+use super::file::{SliceFile, encode_blocks, slice_path, write_atomically};
+use super::lead::{Lead, LeadIndexer, LeadWalker};
 use super::probe::{Slice, Tables};
 use super::{Indexer, Material, Placement, Value, ValueKind, Walker, bits_of, family, turned};
 use crate::board::{Dir, Geometry};
 use crate::movegen::{MoveList, king_reach};
 use crate::position::Position;
 use crate::rules::{Color, Rules};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -62,6 +63,11 @@ pub struct Report {
     pub loaded: usize,
     /// Time of the whole run.
     pub elapsed: Duration,
+    /// Parts solved (pairs solved a part at a time; see [`GenOptions::memory`]).
+    pub parts: usize,
+    /// Slices read from their files on demand at the end of the run (not held in memory,
+    /// for the memory bound).
+    pub on_demand: usize,
 }
 
 /// Runs `work(index)` for every index below `size` on `threads` threads.
@@ -154,7 +160,7 @@ fn first_jump<R: Rules>(
 /// move): that side's last move taken back. A man steps back towards its own side, a king
 /// back along a diagonal over empty squares; positions where that move was not legal (a
 /// capture was pending) are left out. Every quiet move into `child` is found exactly once,
-/// which the counts of [`solve_pair`] rely on. Works on bitboards: no position is built.
+/// which the counts of [`solve_part`] rely on. Works on bitboards: no position is built.
 #[inline]
 fn for_each_predecessor<R: Rules>(child: &Placement, mut f: impl FnMut(&Placement)) {
     use crate::board::Bits;
@@ -226,8 +232,21 @@ fn parallel_items<T: Sync, O: Send>(
     threads: usize,
     work: &(dyn Fn(&T, &mut MoveList, &mut Vec<O>) + Sync),
 ) -> Vec<O> {
+    parallel_items_per_thread(items, threads, work)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// [`parallel_items`], each thread's outputs apart (so the caller can take them one list at
+/// a time, without a copy of them all).
+fn parallel_items_per_thread<T: Sync, O: Send>(
+    items: &[T],
+    threads: usize,
+    work: &(dyn Fn(&T, &mut MoveList, &mut Vec<O>) + Sync),
+) -> Vec<Vec<O>> {
     let chunk = (CHUNK as usize).min(items.len().div_ceil(threads.max(1) * 4).max(64));
-    parallel_batches(items, threads, chunk, &|batch, out| {
+    parallel_batches_per_thread(items, threads, chunk, &|batch, out| {
         let mut list = MoveList::new();
         for item in batch {
             work(item, &mut list, out);
@@ -243,6 +262,19 @@ fn parallel_batches<T: Sync, O: Send>(
     batch: usize,
     work: &(dyn Fn(&[T], &mut Vec<O>) + Sync),
 ) -> Vec<O> {
+    parallel_batches_per_thread(items, threads, batch, work)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// [`parallel_batches`], each thread's outputs apart.
+fn parallel_batches_per_thread<T: Sync, O: Send>(
+    items: &[T],
+    threads: usize,
+    batch: usize,
+    work: &(dyn Fn(&[T], &mut Vec<O>) + Sync),
+) -> Vec<Vec<O>> {
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads.max(1))
@@ -262,7 +294,7 @@ fn parallel_batches<T: Sync, O: Send>(
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().expect("a generator thread"))
+            .map(|h| h.join().expect("a generator thread"))
             .collect()
     })
 }
@@ -271,97 +303,203 @@ fn parallel_batches<T: Sync, O: Send>(
 /// loss).
 const NEVER: u8 = 255;
 
-/// The working state of one slice of the pair being solved, besides its values.
+/// The working state of one slot of the part being solved, besides its values.
 struct Work {
-    /// Moves that stay in the pair whose successor is not known to be won yet.
+    /// Moves that stay in the part whose successor is not known to be won yet.
     remaining: Vec<AtomicU8>,
-    /// The first pass at which the moves leaving the pair allow a loss (the slowest win
+    /// The first pass at which the moves leaving the part allow a loss (the slowest win
     /// among them, plus one; 0 when there is none), or [`NEVER`].
     need: Vec<AtomicU8>,
-    /// One bit per position: a capture is pending (so its value is not stored in the file).
-    captures: Vec<AtomicU64>,
 }
 
-/// What the first pass found for one position, besides what it wrote in [`Work`].
-enum Noted {
-    /// Decided now (no move, or only captures): its value is written; it joins the
-    /// positions decided in this pass, so that its predecessors are looked at then.
-    Decided(u8),
-    /// To be looked at in this pass: a win (odd) through a promotion into a loss, or a loss
-    /// (even) once every move inside the pair leads to a win.
-    Scheduled(u8),
+/// What the first pass found for one position, besides what it wrote in [`Work`], packed
+/// over its list entry (whose placement takes the low 48 bits, its slot bit 63): the pass
+/// in bits 48 to 55, and bit 56 set when the position is decided now (no move, or only
+/// captures: its value is written, and it joins the positions decided in that pass so
+/// that its predecessors are looked at then), clear when it is to be looked at in that
+/// pass (a win, odd, through a move out of the part into a loss; or a loss, even, once
+/// every move inside the part leads to a win).
+fn noted(decided: bool, pass: u8, entry: u64) -> u64 {
+    entry | u64::from(pass) << 48 | u64::from(decided) << 56
 }
 
-/// Solves one slice and its twin, both already inserted in `tables` as empty slices.
+/// The bits of [`noted`] above the placement and below the slot.
+const NOTED_BITS: u64 = 0x1ff << 48;
+
+/// The positions of a slice that one solve covers: all of them, or the part with given
+/// leads (see [`Lead`]).
+enum Part {
+    /// The whole slice.
+    Whole,
+    /// One part by leads.
+    Lead(LeadIndexer),
+}
+
+/// One slice's share of a solve: its values (in memory, the whole slice's), the part of it
+/// being solved, and the slice's capture bits (one a position: a capture is pending, so the
+/// value is not stored in the file).
+struct Slot<'a> {
+    slice: &'a Slice,
+    part: Part,
+    captures: &'a [AtomicU64],
+}
+
+impl Slot<'_> {
+    /// Positions in the part.
+    fn size(&self) -> u64 {
+        match &self.part {
+            Part::Whole => self.slice.indexer.size(),
+            Part::Lead(part) => part.size(),
+        }
+    }
+
+    /// True when a placement of the slice lies in the part.
+    #[inline]
+    fn contains<R: Rules>(&self, p: &Placement) -> bool {
+        match &self.part {
+            Part::Whole => true,
+            Part::Lead(part) => Lead::of::<R>(p) == part.lead(),
+        }
+    }
+
+    /// The slice's index and the part's index of a placement of the slice, or `None` when
+    /// it lies outside the part.
+    #[inline]
+    fn locate<R: Rules>(&self, p: &Placement) -> Option<(usize, usize)> {
+        match &self.part {
+            Part::Whole => {
+                let index = self.slice.indexer.index(p) as usize;
+                Some((index, index))
+            }
+            Part::Lead(part) => (Lead::of::<R>(p) == part.lead())
+                .then(|| (self.slice.indexer.index(p) as usize, part.index(p) as usize)),
+        }
+    }
+}
+
+/// A walk over a part's placements in the part's index order.
+enum PartWalker<'a> {
+    Whole(Walker<'a>),
+    Lead(LeadWalker<'a>, &'a Indexer),
+}
+
+impl<'a> PartWalker<'a> {
+    fn new(slot: &'a Slot<'a>, start: u64) -> PartWalker<'a> {
+        match &slot.part {
+            Part::Whole => PartWalker::Whole(Walker::new(&slot.slice.indexer, start)),
+            Part::Lead(part) => PartWalker::Lead(LeadWalker::new(part, start), &slot.slice.indexer),
+        }
+    }
+
+    #[inline(always)]
+    fn placement(&self) -> &Placement {
+        match self {
+            PartWalker::Whole(walker) => walker.placement(),
+            PartWalker::Lead(walker, _) => walker.placement(),
+        }
+    }
+
+    /// The slice's index of the placement at the part's index `local`.
+    #[inline(always)]
+    fn whole_index(&self, local: u64) -> usize {
+        match self {
+            PartWalker::Whole(_) => local as usize,
+            PartWalker::Lead(walker, indexer) => indexer.index(walker.placement()) as usize,
+        }
+    }
+
+    #[inline(always)]
+    fn advance(&mut self) -> bool {
+        match self {
+            PartWalker::Whole(walker) => walker.advance(),
+            PartWalker::Lead(walker, _) => walker.advance(),
+        }
+    }
+}
+
+/// Solves one part: a slice and its twin (or their parts with mirrored leads), both
+/// already inserted in `tables` as slices in memory, every position outside the part that
+/// a move reaches already solved.
 ///
 /// Retrograde analysis with counts: one pass over every position notes how many of its
-/// moves stay inside the pair (quiet moves that promote nothing) and what the moves that
-/// leave it are worth (captures and promotions, into slices solved before). A position
-/// with a capture pending has only such moves, so it is decided at once, as is one with no
-/// move (`Loss(0)`). Then pass `k` takes the positions decided in pass `k - 1` and walks
-/// their un-moves: after a `Loss(k - 1)` every undecided predecessor is `Win(k)`; after a
+/// moves stay inside the part (quiet moves that promote nothing and keep the leads) and
+/// what the moves that leave it are worth (captures and promotions, into slices solved
+/// before, and man moves that shorten a lead, into parts solved before). A position with a
+/// capture pending has only such moves, so it is decided at once, as is one with no move
+/// (`Loss(0)`). Then pass `k` takes the positions decided in pass `k - 1` and walks their
+/// un-moves: after a `Loss(k - 1)` every undecided predecessor is `Win(k)`; after a
 /// `Win(k - 1)` each undecided predecessor counts one more move into a won position, and
 /// the one whose every move is now known to win for the opponent is `Loss(k)`, unless a
-/// move out of the pair wins more slowly, whose pass it then waits for. Every position is
+/// move out of the part wins more slowly, whose pass it then waits for. Every position is
 /// decided by compare-and-swap on its value, so it joins its pass exactly once.
 ///
-/// For a win/draw/loss pair (`kind`), every move out of the pair counts as the quickest end
+/// For a win/draw/loss pair (`kind`), every move out of the part counts as the quickest end
 /// its value allows (a loss in 0 or a win in 1), so the passes count plies to the
 /// conversion, which stay short where distances to the end would not fit a code.
-fn solve_pair<R: Rules>(
+fn solve_part<R: Rules>(
     tables: &Tables,
-    pair: &[Material],
+    slots: &[Slot],
     kind: ValueKind,
     threads: usize,
     progress: &mut dyn Progress,
-) -> Result<Vec<Vec<AtomicU64>>, String> {
+    name: &str,
+) -> Result<(), String> {
     type G<R> = <R as Rules>::Geometry;
-    let slices: Vec<&Arc<Slice>> = pair
+    let codes: Vec<&[AtomicU8]> = slots.iter().map(|slot| slot.slice.memory()).collect();
+    let materials: Vec<Material> = slots.iter().map(|s| s.slice.indexer.material()).collect();
+    let work: Vec<Work> = slots
         .iter()
-        .map(|&m| tables.slice(m).expect("the pair was inserted"))
-        .collect();
-    let codes: Vec<&[AtomicU8]> = slices.iter().map(|slice| slice.memory()).collect();
-    let work: Vec<Work> = slices
-        .iter()
-        .map(|slice| {
-            let size = slice.indexer.size() as usize;
+        .map(|slot| {
+            let size = slot.size() as usize;
             Work {
                 remaining: (0..size).map(|_| AtomicU8::new(0)).collect(),
                 need: (0..size).map(|_| AtomicU8::new(0)).collect(),
-                captures: (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
             }
         })
         .collect();
-    // A position of the pair in a list: its slot in bit 63 over its packed placement
+    // A position of the part in a list: its slot in bit 63 over its packed placement
     // ([`Placement::pack`]), so that walking its un-moves needs no unranking.
     let entry = |slot: usize, placement: &Placement| (slot as u64) << 63 | placement.pack();
     let open = |entry: u64| {
         let slot = (entry >> 63) as usize;
-        (slot, Placement::unpack(entry & !(1 << 63), pair[slot]))
+        (slot, Placement::unpack(entry & !(1 << 63), materials[slot]))
     };
+    let twin = |slot: usize| if slots.len() == 1 { 0 } else { 1 - slot };
     // Positions decided in the first pass (by the pass whose value they hold) and those to
     // be looked at in a given pass.
     let mut decided_at: Vec<Vec<u64>> = vec![Vec::new(); 256];
     let mut scheduled: Vec<Vec<u64>> = vec![Vec::new(); 256];
-    progress.message(&format!("{} first pass", pair[0]));
+    progress.message(&format!("{name} first pass"));
     // White's men are crowned on the first row; those on the second may promote.
     let crowning = Position::<R>::promotion_row(Color::White);
     let next_to_crown =
         G::<R>::step(crowning, Dir::DownLeft) | G::<R>::step(crowning, Dir::DownRight);
-    for (slot, slice) in slices.iter().enumerate() {
-        let size = slice.indexer.size();
-        let state = &work[slot];
+    for (slot_number, slot) in slots.iter().enumerate() {
+        let size = slot.size();
+        let state = &work[slot_number];
+        let memory = codes[slot_number];
+        let inside_part = &slots[twin(slot_number)];
+        // The men whose step forward shortens White's lead: those on the lead's row.
+        let lead_row = match &slot.part {
+            Part::Whole => 0,
+            Part::Lead(part) if part.lead().white == 0 => 0,
+            Part::Lead(part) => {
+                let row = usize::from(part.lead().white);
+                let per_row = G::<R>::PER_ROW;
+                bits_of::<G<R>>(((1u64 << per_row) - 1) << (row * per_row))
+            }
+        };
         let starts: Vec<u64> = (0..size).step_by(CHUNK as usize).collect();
-        let first = |&start: &u64, list: &mut MoveList, out: &mut Vec<(Noted, u64)>| {
+        let first = |&start: &u64, list: &mut MoveList, out: &mut Vec<u64>| {
             let end = (start + CHUNK).min(size);
-            let mut walker = Walker::new(&slice.indexer, start);
-            let mut capture_bits = 0u64;
-            for index in start..end {
-                if index > start {
+            let mut walker = PartWalker::new(slot, start);
+            for local in start..end {
+                if local > start {
                     walker.advance();
                 }
-                let placement = walker.placement();
-                let i = index as usize;
+                let placement = *walker.placement();
+                let index = walker.whole_index(local);
+                let l = local as usize;
                 let men = bits_of::<G<R>>(placement.white_men);
                 let kings = bits_of::<G<R>>(placement.white_kings);
                 let their_kings = bits_of::<G<R>>(placement.black_kings);
@@ -369,29 +507,31 @@ fn solve_pair<R: Rules>(
                 let empty = G::<R>::BOARD & !(men | kings | them);
                 let capture = first_jump::<R>(men, kings, them, their_kings, empty, true);
                 if capture {
-                    capture_bits |= 1 << (index % 64);
+                    slot.captures[index / 64].fetch_or(1 << (index % 64), Ordering::Relaxed);
                 }
-                if index % 64 == 63 || index + 1 == end {
-                    state.captures[i / 64].store(capture_bits, Ordering::Relaxed);
-                    capture_bits = 0;
-                }
-                if !capture && men & next_to_crown == 0 {
-                    // Quiet moves only, none crowning: all stay in the pair.
+                let leaders = men & lead_row;
+                let lead_kept = (G::<R>::step(leaders, Dir::UpLeft)
+                    | G::<R>::step(leaders, Dir::UpRight))
+                    & empty
+                    == 0;
+                if !capture && men & next_to_crown == 0 && lead_kept {
+                    // Quiet moves only, none crowning or shortening the lead: all stay in
+                    // the part.
                     let moves = (G::<R>::step(men, Dir::UpLeft) & empty).count_ones()
                         + (G::<R>::step(men, Dir::UpRight) & empty).count_ones()
                         + king_reach::<R>(kings, empty);
                     if moves == 0 {
-                        slice.memory()[i].store(1, Ordering::Relaxed);
-                        out.push((Noted::Decided(0), entry(slot, placement)));
+                        memory[index].store(1, Ordering::Relaxed);
+                        out.push(noted(true, 0, entry(slot_number, &placement)));
                     }
-                    state.remaining[i].store(moves as u8, Ordering::Relaxed);
+                    state.remaining[l].store(moves as u8, Ordering::Relaxed);
                     continue;
                 }
                 let position = placement.position::<R>();
                 position.legal_moves_into(list);
                 if list.is_empty() {
-                    slice.memory()[i].store(1, Ordering::Relaxed);
-                    out.push((Noted::Decided(0), entry(slot, placement)));
+                    memory[index].store(1, Ordering::Relaxed);
+                    out.push(noted(true, 0, entry(slot_number, &placement)));
                     continue;
                 }
                 let mut inside = 0u8;
@@ -399,11 +539,15 @@ fn solve_pair<R: Rules>(
                 let mut slowest_win = 0u8;
                 let mut draw = false;
                 for mv in list.iter() {
-                    if !mv.is_capture() && !mv.promotes {
+                    let child = position.play(mv);
+                    if !mv.is_capture()
+                        && !mv.promotes
+                        && (lead_kept || inside_part.contains::<R>(&Placement::of(&child)))
+                    {
                         inside += 1;
                         continue;
                     }
-                    let mut code = tables.code(&position.play(mv)).unwrap_or(0);
+                    let mut code = tables.code(&child).unwrap_or(0);
                     if kind == ValueKind::WinDrawLoss {
                         code = ValueKind::wdl_code(code);
                     }
@@ -416,41 +560,47 @@ fn solve_pair<R: Rules>(
                     }
                 }
                 if capture {
-                    // Every move leaves the pair: the value is known now.
+                    // Every move leaves the part: the value is known now.
                     let pass = match quickest_loss {
                         Some(code) => Some(code),
                         None if !draw => Some(slowest_win),
                         None => None,
                     };
                     if let Some(pass) = pass {
-                        slice.memory()[i].store(pass + 1, Ordering::Relaxed);
-                        out.push((Noted::Decided(pass), entry(slot, placement)));
+                        memory[index].store(pass + 1, Ordering::Relaxed);
+                        out.push(noted(true, pass, entry(slot_number, &placement)));
                     }
                     continue;
                 }
-                state.remaining[i].store(inside, Ordering::Relaxed);
+                state.remaining[l].store(inside, Ordering::Relaxed);
                 let need = if let Some(code) = quickest_loss {
-                    out.push((Noted::Scheduled(code), entry(slot, placement)));
+                    out.push(noted(false, code, entry(slot_number, &placement)));
                     NEVER
                 } else if draw {
                     NEVER
                 } else {
                     if slowest_win > 0 {
-                        out.push((Noted::Scheduled(slowest_win), entry(slot, placement)));
+                        out.push(noted(false, slowest_win, entry(slot_number, &placement)));
                     }
                     slowest_win
                 };
-                state.need[i].store(need, Ordering::Relaxed);
+                state.need[l].store(need, Ordering::Relaxed);
             }
         };
-        for (noted, entry) in parallel_items(&starts, threads, &first) {
-            match noted {
-                Noted::Decided(pass) => decided_at[pass as usize].push(entry),
-                Noted::Scheduled(pass) => scheduled[pass as usize].push(entry),
+        // Each thread's list is taken apart and dropped in turn: the lists of the passes
+        // grow as it shrinks.
+        for list in parallel_items_per_thread(&starts, threads, &first) {
+            for noted in list {
+                let pass = (noted >> 48) as u8 as usize;
+                let entry = noted & !NOTED_BITS;
+                if noted >> 56 & 1 == 1 {
+                    decided_at[pass].push(entry);
+                } else {
+                    scheduled[pass].push(entry);
+                }
             }
         }
     }
-    let twin = |slot: usize| if pair.len() == 1 { 0 } else { 1 - slot };
     let mut frontier: Vec<u64> = Vec::new();
     for pass in 0..=255usize {
         let mut decided = std::mem::take(&mut decided_at[pass]);
@@ -461,16 +611,15 @@ fn solve_pair<R: Rules>(
             && decided_at[pass..].iter().all(|d| d.is_empty())
             && scheduled[pass..].iter().all(|s| s.is_empty())
         {
-            return Ok(work.into_iter().map(|w| w.captures).collect());
+            return Ok(());
         }
         if pass >= 254 {
             return Err(format!(
-                "slice {} has a win longer than 253 plies, more than a one-byte code holds",
-                pair[0]
+                "slice {name} has a win longer than 253 plies, more than a one-byte code holds"
             ));
         }
         if pass > 0 {
-            progress.message(&format!("{} pass {pass}", pair[0]));
+            progress.message(&format!("{name} pass {pass}"));
             let code = pass as u8 + 1;
             let win = pass % 2 == 1;
             // Decides a position in this pass unless it was decided before.
@@ -486,18 +635,21 @@ fn solve_pair<R: Rules>(
             // in one loop, whose loads (mostly cache misses in a large slice) overlap; only
             // then is each predecessor judged.
             let walk = |batch: &[u64], out: &mut Vec<u64>| {
-                let mut found: Vec<(usize, u64)> = Vec::with_capacity(batch.len() * 16);
+                let mut found: Vec<(usize, usize, u64)> = Vec::with_capacity(batch.len() * 16);
                 for &decided in batch {
                     let (slot, child) = open(decided);
                     let parent = twin(slot);
-                    let indexer = &slices[parent].indexer;
                     for_each_predecessor::<R>(&child, |placement| {
-                        found.push((indexer.index(placement) as usize, entry(parent, placement)));
+                        // A predecessor outside the part (a lead longer than the part's) is
+                        // solved later, with this position among its known successors.
+                        if let Some((index, local)) = slots[parent].locate::<R>(placement) {
+                            found.push((index, local, entry(parent, placement)));
+                        }
                     });
                 }
                 let values: Vec<u8> = found
                     .iter()
-                    .map(|&(index, entry)| {
+                    .map(|&(index, _, entry)| {
                         codes[(entry >> 63) as usize][index].load(Ordering::Relaxed)
                     })
                     .collect();
@@ -507,26 +659,26 @@ fn solve_pair<R: Rules>(
                         .iter()
                         .zip(&values)
                         .filter(|&(_, &value)| value == 0)
-                        .map(|(&(index, entry), _)| {
+                        .map(|(&(_, local, entry), _)| {
                             let state = &work[(entry >> 63) as usize];
-                            u32::from(state.remaining[index].load(Ordering::Relaxed))
-                                + u32::from(state.need[index].load(Ordering::Relaxed))
+                            u32::from(state.remaining[local].load(Ordering::Relaxed))
+                                + u32::from(state.need[local].load(Ordering::Relaxed))
                         })
                         .sum();
                     std::hint::black_box(counts);
                 }
-                for (&(index, entry), &value) in found.iter().zip(&values) {
+                for (&(index, local, entry), &value) in found.iter().zip(&values) {
                     if value != 0 {
                         continue;
                     }
                     let parent = (entry >> 63) as usize;
                     let state = &work[parent];
                     // After a loss every undecided predecessor wins; after a win, the one
-                    // whose last move inside the pair this was loses, if the moves out of
-                    // the pair allow it now.
+                    // whose last move inside the part this was loses, if the moves out of
+                    // the part allow it now.
                     if (win
-                        || (state.remaining[index].fetch_sub(1, Ordering::Relaxed) == 1
-                            && state.need[index].load(Ordering::Relaxed) as usize <= pass))
+                        || (state.remaining[local].fetch_sub(1, Ordering::Relaxed) == 1
+                            && state.need[local].load(Ordering::Relaxed) as usize <= pass))
                         && codes[parent][index]
                             .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed)
                             .is_ok()
@@ -538,8 +690,10 @@ fn solve_pair<R: Rules>(
             decided.extend(parallel_batches(&frontier, threads, 64, &walk));
             let check = |&scheduled: &u64, _: &mut MoveList, out: &mut Vec<u64>| {
                 let (slot, placement) = open(scheduled);
-                let index = slices[slot].indexer.index(&placement) as usize;
-                if win || work[slot].remaining[index].load(Ordering::Relaxed) == 0 {
+                let (index, local) = slots[slot]
+                    .locate::<R>(&placement)
+                    .expect("a scheduled position lies in its part");
+                if win || work[slot].remaining[local].load(Ordering::Relaxed) == 0 {
                     decide(slot, index, &placement, out);
                 }
             };
@@ -547,7 +701,7 @@ fn solve_pair<R: Rules>(
         }
         frontier = decided;
     }
-    Ok(work.into_iter().map(|w| w.captures).collect())
+    Ok(())
 }
 
 /// Checks that every successor of every slice of the pair lies in a held slice (a missing
@@ -583,7 +737,8 @@ pub fn generate<R: Rules>(dir: &Path, max_pieces: usize, threads: usize) -> Resu
 /// be counted through successors that have one), reporting its progress to `progress` and
 /// calling `on_solved` with each solved slice's line of [`Report::solved`] (material,
 /// positions, seconds, file bytes) as soon as its file is written. A valid file already
-/// present is kept, whatever its kind.
+/// present is kept, whatever its kind. Every slice is held in memory; see
+/// [`generate_bounded`] for a bound.
 pub fn generate_with<R: Rules>(
     dir: &Path,
     max_pieces: usize,
@@ -592,79 +747,443 @@ pub fn generate_with<R: Rules>(
     progress: &mut dyn Progress,
     on_solved: &mut dyn FnMut(&Solved),
 ) -> Result<Report, String> {
+    let options = GenOptions {
+        threads,
+        wdl_from,
+        ..GenOptions::default()
+    };
+    generate_bounded::<R>(dir, max_pieces, &options, progress, on_solved)
+}
+
+/// How a generation run may use the machine.
+#[derive(Clone, Debug, Default)]
+pub struct GenOptions {
+    /// Threads (0 counts as 1).
+    pub threads: usize,
+    /// Win/draw/loss values from this many pieces on (see [`generate_with`]).
+    pub wdl_from: Option<usize>,
+    /// Bytes of memory the run may use, or `None` for no bound (every slice held in
+    /// memory, each pair solved whole). With a bound, a pair too large to solve whole is
+    /// solved a part at a time (see [`Lead`]), and slices solved before are read from
+    /// their files through a block cache when holding them would pass the bound.
+    pub memory: Option<u64>,
+    /// For tests: end with an error after this many parts are solved, as a killed run
+    /// would (the next run resumes from the parts' checkpoints).
+    pub stop_after_parts: Option<usize>,
+    /// For tests: solve every pair a part at a time, whatever the bound (the files are
+    /// the same as those of pairs solved whole).
+    pub force_parts: bool,
+}
+
+/// Bytes a position of a pair solved whole takes while solving: its value, a capture bit,
+/// and what a position of the part being solved takes ([`PART_BYTES`]).
+const WHOLE_BYTES: u64 = 22;
+/// Bytes a position of the part being solved takes besides its value: two counters, and
+/// the 8-byte entries of the lists of the passes, which hold many of its positions twice
+/// at the end of the first pass (a thread's list and the pass's).
+const PART_BYTES: u64 = 20;
+
+/// How a memory bound is shared out: the block cache, and the memory each pair needs.
+struct MemoryPlan {
+    budget: u64,
+    cache: u64,
+}
+
+/// One pair's sizes: its positions, its largest slice, and its largest part's positions
+/// (both slots).
+struct PairSizes {
+    positions: u64,
+    largest_slice: u64,
+    largest_part: u64,
+}
+
+impl PairSizes {
+    fn of<R: Rules>(pair: &[Material]) -> PairSizes {
+        let sizes: Vec<u64> = pair.iter().map(|&m| Indexer::new::<R>(m).size()).collect();
+        let largest_part = Lead::all::<R>(pair[0])
+            .into_iter()
+            .map(|lead| {
+                let first = LeadIndexer::new::<R>(pair[0], lead).size();
+                let twin = pair.get(1).map_or_else(
+                    || LeadIndexer::new::<R>(pair[0], lead.flipped()).size(),
+                    |&twin| LeadIndexer::new::<R>(twin, lead.flipped()).size(),
+                );
+                first
+                    + if lead == lead.flipped() && pair.len() == 1 {
+                        0
+                    } else {
+                        twin
+                    }
+            })
+            .max()
+            .unwrap_or(0);
+        PairSizes {
+            positions: sizes.iter().sum(),
+            largest_slice: sizes.iter().copied().max().unwrap_or(0),
+            largest_part,
+        }
+    }
+
+    /// Bytes to solve the pair whole (the file image of its largest slice included).
+    fn whole(&self) -> u64 {
+        self.positions * WHOLE_BYTES + self.file_image()
+    }
+
+    /// Bytes of the file image of the largest slice while it is coded: at most a byte a
+    /// position, in a buffer that may be up to twice its length as it grows.
+    fn file_image(&self) -> u64 {
+        2 * self.largest_slice
+    }
+
+    /// Bytes to solve it a part at a time: every value and capture bit of the pair, and
+    /// the working state of its largest part.
+    fn split(&self) -> u64 {
+        self.positions + self.positions / 8 + self.largest_part * PART_BYTES + self.file_image()
+    }
+}
+
+impl MemoryPlan {
+    fn new(budget: u64) -> MemoryPlan {
+        // An eighth of the bound for the blocks of slices read on demand, from 16 MB (so
+        // a small bound still caches a useful set) to 1 GB.
+        let cache = (budget / 8).clamp(16 << 20, 1 << 30).min(budget / 2);
+        MemoryPlan { budget, cache }
+    }
+
+    /// Whether the pair is solved a part at a time, and the bytes it needs; an error when
+    /// even its largest part does not fit the bound.
+    fn for_pair(&self, pair: &[Material], sizes: &PairSizes) -> Result<(bool, u64), String> {
+        let room = self.budget.saturating_sub(self.cache);
+        if sizes.whole() <= room {
+            return Ok((false, sizes.whole()));
+        }
+        if sizes.split() <= room {
+            return Ok((true, sizes.split()));
+        }
+        let gb = |bytes: u64| bytes as f64 / 1e9;
+        Err(format!(
+            "slice {} needs about {:.2} GB even a part at a time (and {:.2} GB of cache); the memory bound is {:.2} GB",
+            pair[0],
+            gb(sizes.split()),
+            gb(self.cache),
+            gb(self.budget)
+        ))
+    }
+}
+
+/// Bytes the slices held in memory take (one a position).
+fn resident_bytes(tables: &Tables) -> u64 {
+    tables
+        .slices()
+        .filter(|slice| tables.in_memory(slice.indexer.material()))
+        .map(|slice| slice.indexer.size())
+        .sum()
+}
+
+/// Reads slices held in memory (largest first, none of `keep`) from their files on demand
+/// instead, until the ones left take at most `allowed` bytes.
+fn evict<R: Rules>(
+    tables: &mut Tables,
+    dir: &Path,
+    allowed: u64,
+    keep: &[Material],
+) -> Result<(), String> {
+    let mut held: Vec<(u64, Material)> = tables
+        .slices()
+        .map(|slice| (slice.indexer.size(), slice.indexer.material()))
+        .filter(|&(_, m)| tables.in_memory(m) && !keep.contains(&m))
+        .collect();
+    held.sort();
+    let mut resident = resident_bytes(tables);
+    while resident > allowed {
+        let Some((size, material)) = held.pop() else {
+            break;
+        };
+        let slice = Tables::slice_on_demand::<R>(dir, material).map_err(|e| e.to_string())?;
+        tables.insert(Arc::new(slice));
+        resident -= size;
+    }
+    Ok(())
+}
+
+/// The checkpoint file of one slice's part: its values as solved (raw codes, the capture
+/// positions' included) in the part's index order, in the slice file format.
+fn part_path(dir: &Path, family: &str, material: Material, lead: Lead, kind: ValueKind) -> PathBuf {
+    let kind = match kind {
+        ValueKind::Distance => "dist",
+        ValueKind::WinDrawLoss => "wdl",
+    };
+    dir.join(family).join(format!(
+        "{}.w{}-b{}.{kind}.part",
+        material.name(),
+        lead.white,
+        lead.black
+    ))
+}
+
+/// Writes the checkpoint of each slot of a solved part.
+fn save_part<R: Rules>(
+    dir: &Path,
+    family: &str,
+    slots: &[Slot],
+    kind: ValueKind,
+) -> Result<(), String> {
+    for slot in slots {
+        let Part::Lead(part) = &slot.part else {
+            continue;
+        };
+        let material = part.material();
+        let memory = slot.slice.memory();
+        let mut walker = LeadWalker::new(part, 0);
+        let mut started = false;
+        let bytes = encode_blocks(
+            R::VARIANT,
+            material,
+            part.size(),
+            ValueKind::Distance,
+            |range, out| {
+                for _ in range {
+                    if started {
+                        walker.advance();
+                    }
+                    started = true;
+                    let index = slot.slice.indexer.index(walker.placement()) as usize;
+                    out.push(memory[index].load(Ordering::Relaxed));
+                }
+            },
+        );
+        let path = part_path(dir, family, material, part.lead(), kind);
+        write_atomically(&path, &bytes)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Restores a solved part from its checkpoints (values and capture bits); false when a
+/// slot has no valid checkpoint (the part is solved again).
+fn restore_part<R: Rules>(dir: &Path, family: &str, slots: &[Slot], kind: ValueKind) -> bool {
+    type G<R> = <R as Rules>::Geometry;
+    let mut all = Vec::new();
+    for slot in slots {
+        let Part::Lead(part) = &slot.part else {
+            return false;
+        };
+        let path = part_path(dir, family, part.material(), part.lead(), kind);
+        let Ok(file) = SliceFile::open(&path, R::VARIANT, part.material(), part.size()) else {
+            return false;
+        };
+        let Ok(values) = file.decode_all(&path) else {
+            return false;
+        };
+        all.push(values);
+    }
+    for (slot, values) in slots.iter().zip(all) {
+        let Part::Lead(part) = &slot.part else {
+            continue;
+        };
+        let memory = slot.slice.memory();
+        let mut walker = LeadWalker::new(part, 0);
+        for (local, &code) in values.iter().enumerate() {
+            if local > 0 {
+                walker.advance();
+            }
+            let p = walker.placement();
+            let index = slot.slice.indexer.index(p) as usize;
+            memory[index].store(code, Ordering::Relaxed);
+            let men = bits_of::<G<R>>(p.white_men);
+            let kings = bits_of::<G<R>>(p.white_kings);
+            let their_kings = bits_of::<G<R>>(p.black_kings);
+            let them = bits_of::<G<R>>(p.black_men) | their_kings;
+            let empty = G::<R>::BOARD & !(men | kings | them);
+            if first_jump::<R>(men, kings, them, their_kings, empty, true) {
+                slot.captures[index / 64].fetch_or(1 << (index % 64), Ordering::Relaxed);
+            }
+        }
+    }
+    true
+}
+
+/// [`generate_with`] under the bounds of `options`.
+pub fn generate_bounded<R: Rules>(
+    dir: &Path,
+    max_pieces: usize,
+    options: &GenOptions,
+    progress: &mut dyn Progress,
+    on_solved: &mut dyn FnMut(&Solved),
+) -> Result<Report, String> {
     let family =
         family(R::VARIANT).ok_or_else(|| format!("{} has no endgame tables", R::VARIANT.name()))?;
+    let threads = options.threads.max(1);
     let started = Instant::now();
     let materials = Material::all::<R>(max_pieces);
+    let mut pairs: Vec<Vec<Material>> = Vec::new();
+    let mut done = std::collections::HashSet::new();
+    for &material in &materials {
+        if done.insert(material) {
+            let twin = material.flipped();
+            done.insert(twin);
+            pairs.push(if twin == material {
+                vec![material]
+            } else {
+                vec![material, twin]
+            });
+        }
+    }
+    let plan = options.memory.map(MemoryPlan::new);
+    // Every pair's need is known before the first is solved: a bound too small fails now,
+    // not hours into the run.
+    let mut needs = Vec::with_capacity(pairs.len());
+    for pair in &pairs {
+        needs.push(match &plan {
+            Some(plan) => plan.for_pair(pair, &PairSizes::of::<R>(pair))?,
+            None => (false, 0),
+        });
+    }
     let total: u64 = materials.iter().map(|&m| Indexer::new::<R>(m).size()).sum();
     progress.start(total);
     let mut tables = Tables::new(R::VARIANT);
+    if let Some(plan) = &plan {
+        tables.set_cache(plan.cache as usize);
+    }
     let mut report = Report::default();
-    let mut longest = 0u32;
-    let mut done = std::collections::HashSet::new();
+    let mut parts_solved = 0usize;
     // Once a slice is win/draw/loss, so is every slice after it (it may be a successor).
     let mut wdl_seen = false;
-    for &material in &materials {
-        if done.contains(&material) {
-            continue;
-        }
-        let twin = material.flipped();
-        let pair: Vec<Material> = if twin == material {
-            vec![material]
-        } else {
-            vec![material, twin]
-        };
-        done.extend(pair.iter().copied());
+    for (number, pair) in pairs.iter().enumerate() {
         let size: u64 = pair.iter().map(|&m| Indexer::new::<R>(m).size()).sum();
-        // Resume: a pair whose files are all present and valid is loaded, not solved.
-        let loaded: Vec<Slice> = pair
+        // What the pairs still to come need at most: slices loaded now must leave it free.
+        let upcoming = needs[number..]
             .iter()
-            .filter_map(|&m| Tables::load_slice::<R>(dir, m).ok())
-            .collect();
-        if loaded.len() == pair.len() {
-            for mut slice in loaded {
+            .map(|&(_, need)| need)
+            .max()
+            .unwrap_or(0);
+        // Resume: a pair whose files are all present and valid is loaded, not solved.
+        let present = pair
+            .iter()
+            .all(|&m| Tables::slice_on_demand::<R>(dir, m).is_ok());
+        if present {
+            for &m in pair {
+                let fits = plan.as_ref().is_none_or(|plan| {
+                    resident_bytes(&tables) + Indexer::new::<R>(m).size() + upcoming + plan.cache
+                        <= plan.budget
+                });
+                let slice = if fits {
+                    let mut slice = Tables::load_slice::<R>(dir, m).map_err(|e| e.to_string())?;
+                    fill_captures::<R>(&tables, &mut slice, threads);
+                    slice
+                } else {
+                    Tables::slice_on_demand::<R>(dir, m).map_err(|e| e.to_string())?
+                };
                 wdl_seen |= slice.kind == ValueKind::WinDrawLoss;
-                if slice.kind == ValueKind::Distance {
-                    longest = longest.max(max_code(&slice));
-                }
-                fill_captures::<R>(&tables, &mut slice, threads);
                 tables.insert(Arc::new(slice));
             }
             report.loaded += pair.len();
             progress.advance(size);
             continue;
         }
+        let (split, need) = needs[number];
+        let split = split || options.force_parts;
+        if let Some(plan) = &plan {
+            evict::<R>(&mut tables, dir, plan.budget - plan.cache - need, pair)?;
+        }
         let pair_started = Instant::now();
-        wdl_seen |= wdl_from.is_some_and(|from| material.total() >= from);
+        wdl_seen |= options.wdl_from.is_some_and(|from| pair[0].total() >= from);
         let kind = if wdl_seen {
             ValueKind::WinDrawLoss
         } else {
             ValueKind::Distance
         };
-        for &m in &pair {
+        for &m in pair {
             tables.insert(Arc::new(Slice::empty(Indexer::new::<R>(m), kind)));
         }
-        for &m in &pair {
+        for &m in pair {
             check_successors_covered::<R>(&tables, m)?;
         }
-        let captures = solve_pair::<R>(&tables, &pair, kind, threads, progress)?;
-        let seconds = pair_started.elapsed().as_secs_f64() / pair.len() as f64;
-        for (&m, captures) in pair.iter().zip(&captures) {
-            let slice = tables.slice(m).expect("inserted");
-            if kind == ValueKind::WinDrawLoss {
-                // The solver counted plies to the conversion; only win, draw or loss stays
-                // (in memory too, where later slices read it as a successor).
-                for code in slice.memory() {
-                    let wdl = ValueKind::wdl_code(code.load(Ordering::Relaxed));
-                    code.store(wdl, Ordering::Relaxed);
+        let slices: Vec<&Slice> = pair
+            .iter()
+            .map(|&m| tables.slice(m).expect("inserted").as_ref())
+            .collect();
+        let captures: Vec<Vec<AtomicU64>> = slices
+            .iter()
+            .map(|slice| {
+                (0..slice.indexer.size().div_ceil(64))
+                    .map(|_| AtomicU64::new(0))
+                    .collect()
+            })
+            .collect();
+        if split {
+            for lead in Lead::all::<R>(pair[0]) {
+                let mirrored = lead.flipped();
+                if pair.len() == 1 && mirrored < lead {
+                    // The same part as the mirrored leads', solved already.
+                    continue;
                 }
+                let mut slots = vec![Slot {
+                    slice: slices[0],
+                    part: Part::Lead(LeadIndexer::new::<R>(pair[0], lead)),
+                    captures: &captures[0],
+                }];
+                if pair.len() == 2 || mirrored != lead {
+                    let other = pair.len() - 1;
+                    slots.push(Slot {
+                        slice: slices[other],
+                        part: Part::Lead(LeadIndexer::new::<R>(pair[other], mirrored)),
+                        captures: &captures[other],
+                    });
+                }
+                if slots.iter().all(|slot| slot.size() == 0) {
+                    continue;
+                }
+                if restore_part::<R>(dir, family, &slots, kind) {
+                    continue;
+                }
+                if options
+                    .stop_after_parts
+                    .is_some_and(|stop| parts_solved >= stop)
+                {
+                    return Err(format!("stopped after {parts_solved} parts, as asked"));
+                }
+                let name = format!("{} part w{} b{}", pair[0], lead.white, lead.black);
+                solve_part::<R>(&tables, &slots, kind, threads, progress, &name)?;
+                save_part::<R>(dir, family, &slots, kind)?;
+                parts_solved += 1;
             }
-            let mut codes = slice.snapshot();
-            if kind == ValueKind::Distance {
-                longest = longest.max(codes.iter().map(|&c| u32::from(c)).max().unwrap_or(0));
-            }
-            blank_captures(captures, &mut codes);
-            let bytes = encode(R::VARIANT, m, &codes, kind);
+        } else {
+            let slots: Vec<Slot> = slices
+                .iter()
+                .zip(&captures)
+                .map(|(slice, captures)| Slot {
+                    slice,
+                    part: Part::Whole,
+                    captures,
+                })
+                .collect();
+            solve_part::<R>(&tables, &slots, kind, threads, progress, &pair[0].name())?;
+        }
+        let seconds = pair_started.elapsed().as_secs_f64() / pair.len() as f64;
+        for ((&m, slice), captures) in pair.iter().zip(&slices).zip(&captures) {
+            let memory = slice.memory();
+            // Each position with a capture pending takes the value of the position before
+            // it: those values are never read from a file (a lookup works them out from
+            // the successors, which lie in smaller slices), so copying the neighbour only
+            // lengthens the runs the file codes (the "don't care" positions of Chinook's
+            // and Kingsrow's databases, Schaeffer et al. 2003). A win/draw/loss slice keeps only the result, in memory
+            // too, where later slices read it as a successor (the solver counted plies to
+            // the conversion).
+            let mut previous = 0u8;
+            let bytes = encode_blocks(R::VARIANT, m, slice.indexer.size(), kind, |range, out| {
+                for index in range {
+                    let mut code = memory[index].load(Ordering::Relaxed);
+                    if kind == ValueKind::WinDrawLoss {
+                        code = ValueKind::wdl_code(code);
+                        memory[index].store(code, Ordering::Relaxed);
+                    }
+                    if captures[index / 64].load(Ordering::Relaxed) >> (index % 64) & 1 == 0 {
+                        previous = code;
+                    }
+                    out.push(previous);
+                }
+            });
             let path = slice_path(dir, family, m);
             write_atomically(&path, &bytes)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -672,31 +1191,27 @@ pub fn generate_with<R: Rules>(
             on_solved(&line);
             report.solved.push(line);
         }
+        if split {
+            for &m in pair {
+                for lead in Lead::all::<R>(m) {
+                    let _ = std::fs::remove_file(part_path(dir, family, m, lead, kind));
+                }
+            }
+        }
         progress.advance(size);
     }
     progress.finish();
     report.elapsed = started.elapsed();
+    report.parts = parts_solved;
+    report.on_demand = tables
+        .slices()
+        .filter(|slice| !tables.in_memory(slice.indexer.material()))
+        .count();
     Ok(report)
 }
 
-/// Gives each position with a capture pending (a bit of `captures`) the value of the
-/// position before it: those values are never read from a file (a lookup works them out
-/// from the successors, which lie in smaller slices), so copying the neighbour only
-/// lengthens the runs the file codes. The same "don't care" trick as Chinook's and
-/// Kingsrow's databases (Schaeffer et al. 2003).
-fn blank_captures(captures: &[AtomicU64], codes: &mut [u8]) {
-    let mut previous = 0;
-    for (index, code) in codes.iter_mut().enumerate() {
-        if captures[index / 64].load(Ordering::Relaxed) >> (index % 64) & 1 != 0 {
-            *code = previous;
-        } else {
-            previous = *code;
-        }
-    }
-}
-
 /// Works out, once, the value of every position of a slice loaded from a file that has a
-/// capture pending (not stored there, see [`blank_captures`]) from its successors, which
+/// capture pending (not stored there: see [`generate_bounded`]) from its successors, which
 /// lie in smaller slices already held, and marks the slice complete: the generator's
 /// lookups into it are then one index each, never a search of the successors.
 fn fill_captures<R: Rules>(tables: &Tables, slice: &mut Slice, threads: usize) {
@@ -721,15 +1236,6 @@ fn fill_captures<R: Rules>(tables: &Tables, slice: &mut Slice, threads: usize) {
     };
     parallel_items(&starts, threads, &work);
     slice.captures_stored = true;
-}
-
-fn max_code(slice: &Slice) -> u32 {
-    slice
-        .memory()
-        .iter()
-        .map(|v| u32::from(v.load(Ordering::Relaxed)))
-        .max()
-        .unwrap_or(0)
 }
 
 /// What a verification pass found.

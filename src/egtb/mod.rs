@@ -23,6 +23,7 @@
 pub mod cache;
 pub mod file;
 pub mod generate;
+pub mod lead;
 pub mod probe;
 
 use crate::board::{Bitboard, Bits, Geometry};
@@ -512,17 +513,102 @@ impl Placement {
     }
 }
 
-/// The perfect index of one slice.
+/// What every index of a slice or part shares past the men's ranks: a block for each
+/// white-men rank (a prefix table, since how many black-men placements there are depends on
+/// the white men), within it one for each black-men rank, and within that the kings:
+/// white kings ranked (colex) over the squares the men leave, black kings over the rest.
 #[derive(Clone, Debug)]
-pub struct Indexer {
+struct Blocks {
     material: Material,
     all_squares: u64,
-    white_man_squares: u64,
-    black_man_squares: u64,
     /// Start of each white-men rank's block of men placements (one more entry than ranks).
     men_offsets: Vec<u64>,
     kings_factor: u64,
     black_kings_factor: u64,
+}
+
+impl Blocks {
+    /// The blocks of `material` on a board of `squares` squares, given how many black-men
+    /// placements each white-men rank leaves.
+    fn new(material: Material, squares: usize, black_counts: impl Iterator<Item = u64>) -> Blocks {
+        let mut men_offsets = vec![0];
+        let mut total = 0u64;
+        for count in black_counts {
+            total += count;
+            men_offsets.push(total);
+        }
+        let men = usize::from(material.white_men + material.black_men);
+        let wk = usize::from(material.white_kings);
+        let bk = usize::from(material.black_kings);
+        let black_kings_factor = binomial(squares - men - wk, bk);
+        Blocks {
+            material,
+            all_squares: (1u64 << squares) - 1,
+            men_offsets,
+            kings_factor: binomial(squares - men, wk) * black_kings_factor,
+            black_kings_factor,
+        }
+    }
+
+    /// Positions in all the blocks.
+    fn size(&self) -> u64 {
+        self.men_offsets.last().copied().unwrap_or(0) * self.kings_factor
+    }
+
+    /// The index of a placement whose men have ranks `white_rank` and `black_rank`.
+    #[inline]
+    fn index(&self, p: &Placement, white_rank: u64, black_rank: u64) -> u64 {
+        let free = self.all_squares & !(p.white_men | p.black_men);
+        let wk_rank = rank_within(p.white_kings, free);
+        let bk_rank = rank_within(p.black_kings, free & !p.white_kings);
+        (self.men_offsets[white_rank as usize] + black_rank) * self.kings_factor
+            + wk_rank * self.black_kings_factor
+            + bk_rank
+    }
+
+    /// The white-men rank, black-men rank and kings' rank of an index.
+    fn ranks(&self, index: u64) -> (u64, u64, u64) {
+        let men_index = index / self.kings_factor;
+        let white_rank = self
+            .men_offsets
+            .partition_point(|&start| start <= men_index)
+            - 1;
+        (
+            white_rank as u64,
+            men_index - self.men_offsets[white_rank],
+            index % self.kings_factor,
+        )
+    }
+
+    /// The placement of given men and a kings' rank.
+    fn placement(&self, white_men: u64, black_men: u64, kings_rank: u64) -> Placement {
+        let m = self.material;
+        let free = self.all_squares & !(white_men | black_men);
+        let white_kings = unrank_within(
+            kings_rank / self.black_kings_factor,
+            usize::from(m.white_kings),
+            free,
+        );
+        let black_kings = unrank_within(
+            kings_rank % self.black_kings_factor,
+            usize::from(m.black_kings),
+            free & !white_kings,
+        );
+        Placement {
+            white_men,
+            white_kings,
+            black_men,
+            black_kings,
+        }
+    }
+}
+
+/// The perfect index of one slice.
+#[derive(Clone, Debug)]
+pub struct Indexer {
+    blocks: Blocks,
+    white_man_squares: u64,
+    black_man_squares: u64,
     size: u64,
 }
 
@@ -541,36 +627,23 @@ impl Indexer {
         let black_man_squares = all_squares & !last_row;
         let wm = usize::from(material.white_men);
         let bm = usize::from(material.black_men);
-        let men = wm + bm;
         let white_ranks = binomial(white_man_squares.count_ones() as usize, wm);
-        let mut men_offsets = Vec::with_capacity(white_ranks as usize + 1);
-        let mut total = 0u64;
-        for rank in 0..white_ranks {
-            men_offsets.push(total);
+        let black_counts = (0..white_ranks).map(|rank| {
             let white = unrank_within(rank, wm, white_man_squares);
-            let free = (black_man_squares & !white).count_ones() as usize;
-            total += binomial(free, bm);
-        }
-        men_offsets.push(total);
-        let wk = usize::from(material.white_kings);
-        let bk = usize::from(material.black_kings);
-        let black_kings_factor = binomial(squares - men - wk, bk);
-        let kings_factor = binomial(squares - men, wk) * black_kings_factor;
+            binomial((black_man_squares & !white).count_ones() as usize, bm)
+        });
+        let blocks = Blocks::new(material, squares, black_counts);
         Indexer {
-            material,
-            all_squares,
+            size: blocks.size(),
+            blocks,
             white_man_squares,
             black_man_squares,
-            men_offsets,
-            kings_factor,
-            black_kings_factor,
-            size: total * kings_factor,
         }
     }
 
     /// The slice.
     pub fn material(&self) -> Material {
-        self.material
+        self.blocks.material
     }
 
     /// Positions in the slice (legal placements, White to move).
@@ -583,52 +656,20 @@ impl Indexer {
     pub fn index(&self, p: &Placement) -> u64 {
         let white_rank = rank_within(p.white_men, self.white_man_squares);
         let black_rank = rank_within(p.black_men, self.black_man_squares & !p.white_men);
-        let men = p.white_men | p.black_men;
-        let free = self.all_squares & !men;
-        let wk_rank = rank_within(p.white_kings, free);
-        let bk_rank = rank_within(p.black_kings, free & !p.white_kings);
-        (self.men_offsets[white_rank as usize] + black_rank) * self.kings_factor
-            + wk_rank * self.black_kings_factor
-            + bk_rank
+        self.blocks.index(p, white_rank, black_rank)
     }
 
     /// The placement with index `index` (below [`Indexer::size`]).
     pub fn placement(&self, index: u64) -> Placement {
-        let men_index = index / self.kings_factor;
-        let kings_rank = index % self.kings_factor;
-        let white_rank = self
-            .men_offsets
-            .partition_point(|&start| start <= men_index)
-            - 1;
-        let black_rank = men_index - self.men_offsets[white_rank];
-        let m = self.material;
-        let white_men = unrank_within(
-            white_rank as u64,
-            usize::from(m.white_men),
-            self.white_man_squares,
-        );
+        let (white_rank, black_rank, kings_rank) = self.blocks.ranks(index);
+        let m = self.blocks.material;
+        let white_men = unrank_within(white_rank, usize::from(m.white_men), self.white_man_squares);
         let black_men = unrank_within(
             black_rank,
             usize::from(m.black_men),
             self.black_man_squares & !white_men,
         );
-        let free = self.all_squares & !(white_men | black_men);
-        let white_kings = unrank_within(
-            kings_rank / self.black_kings_factor,
-            usize::from(m.white_kings),
-            free,
-        );
-        let black_kings = unrank_within(
-            kings_rank % self.black_kings_factor,
-            usize::from(m.black_kings),
-            free & !white_kings,
-        );
-        Placement {
-            white_men,
-            white_kings,
-            black_men,
-            black_kings,
-        }
+        self.blocks.placement(white_men, black_men, kings_rank)
     }
 }
 
@@ -692,16 +733,9 @@ impl<'a> Walker<'a> {
     #[inline]
     pub fn advance(&mut self) -> bool {
         let ix = self.indexer;
-        let m = ix.material;
+        let (m, all_squares) = (ix.blocks.material, ix.blocks.all_squares);
         let p = &mut self.current;
-        let free = ix.all_squares & !(p.white_men | p.black_men);
-        if let Some(bk) = next_within(p.black_kings, free & !p.white_kings) {
-            p.black_kings = bk;
-            return true;
-        }
-        if let Some(wk) = next_within(p.white_kings, free) {
-            p.white_kings = wk;
-            p.black_kings = lowest_within(u32::from(m.black_kings), free & !wk);
+        if next_kings(p, all_squares, m) {
             return true;
         }
         let black_allowed = ix.black_man_squares & !p.white_men;
@@ -713,11 +747,35 @@ impl<'a> Walker<'a> {
         } else {
             return false;
         }
-        let free = ix.all_squares & !(p.white_men | p.black_men);
-        p.white_kings = lowest_within(u32::from(m.white_kings), free);
-        p.black_kings = lowest_within(u32::from(m.black_kings), free & !p.white_kings);
+        first_kings(p, all_squares, m);
         true
     }
+}
+
+/// Moves the kings of a placement to their colex successor over the squares its men leave
+/// (black kings first, then white kings with the black kings back on their first squares);
+/// false when they were the last, and then unchanged.
+#[inline(always)]
+fn next_kings(p: &mut Placement, all_squares: u64, material: Material) -> bool {
+    let free = all_squares & !(p.white_men | p.black_men);
+    if let Some(bk) = next_within(p.black_kings, free & !p.white_kings) {
+        p.black_kings = bk;
+        return true;
+    }
+    if let Some(wk) = next_within(p.white_kings, free) {
+        p.white_kings = wk;
+        p.black_kings = lowest_within(u32::from(material.black_kings), free & !wk);
+        return true;
+    }
+    false
+}
+
+/// Puts the kings of a placement on their colex-first squares over what its men leave.
+#[inline(always)]
+fn first_kings(p: &mut Placement, all_squares: u64, material: Material) {
+    let free = all_squares & !(p.white_men | p.black_men);
+    p.white_kings = lowest_within(u32::from(material.white_kings), free);
+    p.black_kings = lowest_within(u32::from(material.black_kings), free & !p.white_kings);
 }
 
 /// The directory the tables live in when no other is named: `$XDG_DATA_HOME/damka/egtb`,

@@ -224,36 +224,54 @@ impl Tables {
     /// lookups answer "not covered" and is logged once.
     pub fn open_on_demand<R: Rules>(dir: &Path, cache_bytes: usize) -> (Tables, Vec<FileError>) {
         let mut tables = Tables::new(R::VARIANT);
-        tables.cache = Some(BlockCache::new(cache_bytes, super::file::BLOCK));
+        tables.set_cache(cache_bytes);
         let materials = match Tables::materials_in::<R>(dir) {
             Ok(materials) => materials,
             Err(e) => return (tables, vec![e]),
         };
-        let family = family(R::VARIANT).unwrap_or("none");
         let mut errors = Vec::new();
-        for (id, material) in materials.into_iter().enumerate() {
-            let path = slice_path(dir, family, material);
-            let indexer = Indexer::new::<R>(material);
-            match BlockFile::open(&path, R::VARIANT, material, indexer.size()) {
-                Ok(file) => {
-                    let file_size = file.file_size() as usize;
-                    let kind = file.kind();
-                    tables.insert(Arc::new(Slice {
-                        indexer,
-                        kind,
-                        codes: Codes::Blocks {
-                            file,
-                            id: id as u64,
-                            failed: std::sync::OnceLock::new(),
-                        },
-                        file_size,
-                        captures_stored: false,
-                    }));
-                }
+        for material in materials {
+            match Tables::slice_on_demand::<R>(dir, material) {
+                Ok(slice) => tables.insert(Arc::new(slice)),
                 Err(e) => errors.push(e),
             }
         }
         (tables, errors)
+    }
+
+    /// Gives the tables a block cache of at most `cache_bytes` for the slices read on
+    /// demand (replacing any cache and what it held).
+    pub fn set_cache(&mut self, cache_bytes: usize) {
+        self.cache = Some(BlockCache::new(cache_bytes, super::file::BLOCK));
+    }
+
+    /// One slice file opened for probing on demand (header and block index read and
+    /// checked); its blocks go through the tables' cache (see [`Tables::set_cache`]).
+    pub fn slice_on_demand<R: Rules>(dir: &Path, material: Material) -> Result<Slice, FileError> {
+        let family = family(R::VARIANT).unwrap_or("none");
+        let path = slice_path(dir, family, material);
+        let indexer = Indexer::new::<R>(material);
+        let file = BlockFile::open(&path, R::VARIANT, material, indexer.size())?;
+        let file_size = file.file_size() as usize;
+        let kind = file.kind();
+        Ok(Slice {
+            indexer,
+            kind,
+            codes: Codes::Blocks {
+                file,
+                // The slot of the material is unique among the tables' slices.
+                id: slot(material) as u64,
+                failed: std::sync::OnceLock::new(),
+            },
+            file_size,
+            captures_stored: false,
+        })
+    }
+
+    /// True when the slice of `material` is held in memory (not read on demand).
+    pub fn in_memory(&self, material: Material) -> bool {
+        self.slice(material)
+            .is_some_and(|slice| matches!(slice.codes, Codes::Memory(_)))
     }
 
     /// The files of tables opened on demand that failed to give a block (I/O, checksum,

@@ -3,7 +3,7 @@
 use super::given_position;
 use crate::tools::egtb_convert::convert_wins;
 use clap::Subcommand;
-use damka::egtb::generate::{Progress, Solved, generate_with, verify};
+use damka::egtb::generate::{GenOptions, Progress, Solved, generate_bounded, verify};
 use damka::egtb::probe::Tables;
 use damka::egtb::{ValueKind, family, positions_with};
 use damka::rules::{Rules, Variant};
@@ -36,6 +36,12 @@ pub enum EgtbCommand {
         /// more: smaller files, and no limit on how long a win may take (docs/egtb.md).
         #[arg(long, value_name = "PIECES")]
         wdl_from: Option<usize>,
+        /// Memory the run may use, in GB (default: 80% of what the machine has available
+        /// when the run starts). A slice pair too large to solve whole is solved a part at
+        /// a time, and slices solved before are read from their files when holding them
+        /// would pass the bound (docs/egtb.md, "Memory").
+        #[arg(long, value_name = "GB", allow_negative_numbers = true)]
+        memory: Option<f64>,
     },
     /// Check every stored value against its successors' values; exit 1 on any mismatch.
     ///
@@ -224,9 +230,16 @@ pub fn run(command: EgtbCommand) -> i32 {
             dir,
             threads,
             wdl_from,
+            memory,
         } => match table_dir(dir, "gen") {
             Ok(dir) => {
-                with_variant!(variant, R => run_gen::<R>(&dir, pieces, threads_or_all(threads), wdl_from))
+                let options = GenOptions {
+                    threads: threads_or_all(threads),
+                    wdl_from,
+                    memory: None,
+                    ..GenOptions::default()
+                };
+                with_variant!(variant, R => run_gen::<R>(&dir, pieces, options, memory))
             }
             Err(code) => code,
         },
@@ -297,7 +310,23 @@ fn run_count<R: Rules>(pieces: usize) -> i32 {
     0
 }
 
-fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize, wdl_from: Option<usize>) -> i32 {
+/// Bytes of memory available now (Linux's `MemAvailable`), if known.
+fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text
+        .lines()
+        .find(|line| line.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn run_gen<R: Rules>(
+    dir: &Path,
+    pieces: usize,
+    mut options: GenOptions,
+    memory_gb: Option<f64>,
+) -> i32 {
+    let wdl_from = options.wdl_from;
     if family(R::VARIANT).is_none() {
         eprintln!(
             "damka egtb gen: {} has no endgame tables (see docs/egtb.md)",
@@ -316,6 +345,14 @@ fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize, wdl_from: Option
         eprintln!("damka egtb gen: --wdl-from must be from 2 to --pieces ({pieces})");
         return 2;
     }
+    options.memory = match memory_gb {
+        Some(gb) if !(gb.is_finite() && gb >= 0.01) => {
+            eprintln!("damka egtb gen: --memory must be a number of GB, at least 0.01");
+            return 2;
+        }
+        Some(gb) => Some((gb * 1e9) as u64),
+        None => available_memory().map(|bytes| bytes / 10 * 8),
+    };
     let mut progress = Bar::new(Some(
         ProgressStyle::with_template(
             "{elapsed_precise} [{bar:40}] {human_pos}/{human_len} positions  {msg}",
@@ -336,14 +373,7 @@ fn run_gen<R: Rules>(dir: &Path, pieces: usize, threads: usize, wdl_from: Option
             let _ = out.flush();
         });
     };
-    match generate_with::<R>(
-        dir,
-        pieces,
-        threads,
-        wdl_from,
-        &mut progress,
-        &mut print_slice,
-    ) {
+    match generate_bounded::<R>(dir, pieces, &options, &mut progress, &mut print_slice) {
         Ok(report) => {
             let positions: u64 = report.solved.iter().map(|s| s.1).sum();
             let bytes: usize = report.solved.iter().map(|s| s.3).sum();
