@@ -770,6 +770,15 @@ fn tables_read_on_demand_agree_with_tables_loaded_whole() {
         hits > misses && misses > capacity as u64,
         "{hits} hits, {misses} misses"
     );
+    // The check of every stored value reads tables on demand too (what `damka egtb verify`
+    // does with tables larger than memory), with the same counts.
+    let loaded = verify::<English>(&whole, 2, &mut NoProgress);
+    let read = verify::<English>(&lazy, 2, &mut NoProgress);
+    assert_eq!(read.mismatch_count, 0, "{:?}", read.mismatches);
+    assert_eq!(
+        (read.wins, read.draws, read.losses),
+        (loaded.wins, loaded.draws, loaded.losses)
+    );
 }
 
 /// The engine finds tables in the default directory (`$XDG_DATA_HOME/damka/egtb`) without

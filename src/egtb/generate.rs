@@ -1257,8 +1257,9 @@ pub struct Verification {
     pub derived: u64,
 }
 
-/// Checks every position of every loaded slice: its stored value must be the one its
-/// successors give ([`Tables::value_from_successors`]; in a win/draw/loss slice, without
+/// Checks every position of every slice held (in memory or read on demand, so that
+/// tables larger than memory can be checked within the cache's bound): its stored value
+/// must be the one its successors give ([`Tables::value_from_successors`]; in a win/draw/loss slice, without
 /// the distance), and every successor must be covered.
 /// Progress goes to `progress`.
 pub fn verify<R: Rules>(
@@ -1286,7 +1287,17 @@ pub fn verify<R: Rules>(
                 counts[4].fetch_add(1, Ordering::Relaxed);
                 return;
             }
-            let code = slice.memory()[index as usize].load(Ordering::Relaxed);
+            let Some(code) = tables.code_at(slice, index) else {
+                counts[3].fetch_add(1, Ordering::Relaxed);
+                let mut list = mismatches.lock().expect("no thread panics holding it");
+                if list.len() < 10 {
+                    list.push(format!(
+                        "{}: index {index} cannot be read",
+                        slice.indexer.material()
+                    ));
+                }
+                return;
+            };
             let stored = slice.kind.value(code);
             let which = match stored {
                 Value::Win(_) | Value::Won => 0,

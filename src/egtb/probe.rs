@@ -297,9 +297,10 @@ impl Tables {
         })
     }
 
-    /// The code at `index` of a slice.
+    /// The code stored at `index` of one of these tables' slices (in memory or read on
+    /// demand); `None` when its block cannot be read.
     #[inline]
-    fn code_at(&self, slice: &Slice, index: u64) -> Option<u8> {
+    pub fn code_at(&self, slice: &Slice, index: u64) -> Option<u8> {
         match &slice.codes {
             Codes::Memory(values) => Some(values[index as usize].load(Ordering::Relaxed)),
             Codes::Blocks { file, id, failed } => {

@@ -393,7 +393,22 @@ fn run_gen<R: Rules>(
 }
 
 fn run_verify<R: Rules>(dir: &Path, threads: usize) -> i32 {
-    let (tables, errors) = Tables::open::<R>(dir);
+    // Tables that fit in memory are loaded whole (the fastest check); larger ones are read
+    // on demand through a cache, a block at a time.
+    let positions: u64 = Tables::materials_in::<R>(dir)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| damka::egtb::Indexer::new::<R>(m).size())
+        .sum();
+    let room = available_memory().map(|bytes| bytes / 10 * 8);
+    let (tables, errors) = if room.is_none_or(|room| positions <= room) {
+        Tables::open::<R>(dir)
+    } else {
+        println!(
+            "{positions} positions do not fit the memory available: reading them on demand (1 GB cache)"
+        );
+        Tables::open_on_demand::<R>(dir, 1 << 30)
+    };
     for error in &errors {
         eprintln!("damka egtb verify: {error}");
     }
