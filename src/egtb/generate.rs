@@ -17,10 +17,10 @@
 //! slices whose files are present and valid and goes on with the rest.
 
 use super::file::{SliceFile, encode_blocks, slice_path, write_atomically};
-use super::lead::{Lead, LeadIndexer, LeadWalker};
+use super::lead::{Lead, LeadIndexer, LeadWalker, rows_mask};
 use super::probe::{Slice, Tables};
 use super::{Indexer, Material, Placement, Value, ValueKind, Walker, bits_of, family, turned};
-use crate::board::{Dir, Geometry};
+use crate::board::{Bitboard, Dir, Geometry};
 use crate::movegen::{MoveList, king_reach};
 use crate::position::Position;
 use crate::rules::{Color, Rules};
@@ -153,6 +153,19 @@ fn first_jump<R: Rules>(
         }
     }
     false
+}
+
+/// A placement's bitboards from its mover's side (White's): men, kings, the other side's
+/// pieces, its kings, and the empty squares, as [`first_jump`] takes them.
+#[inline(always)]
+fn bitboards<R: Rules>(p: &Placement) -> (Bitboard, Bitboard, Bitboard, Bitboard, Bitboard) {
+    type G<R> = <R as Rules>::Geometry;
+    let men = bits_of::<G<R>>(p.white_men);
+    let kings = bits_of::<G<R>>(p.white_kings);
+    let their_kings = bits_of::<G<R>>(p.black_kings);
+    let them = bits_of::<G<R>>(p.black_men) | their_kings;
+    let empty = G::<R>::BOARD & !(men | kings | them);
+    (men, kings, them, their_kings, empty)
 }
 
 /// Calls `f` with every position (as a placement from its mover's side, so in the twin
@@ -485,8 +498,7 @@ fn solve_part<R: Rules>(
             Part::Lead(part) if part.lead().white == 0 => 0,
             Part::Lead(part) => {
                 let row = usize::from(part.lead().white);
-                let per_row = G::<R>::PER_ROW;
-                bits_of::<G<R>>(((1u64 << per_row) - 1) << (row * per_row))
+                bits_of::<G<R>>(rows_mask::<G<R>>(row, row))
             }
         };
         let starts: Vec<u64> = (0..size).step_by(CHUNK as usize).collect();
@@ -500,11 +512,7 @@ fn solve_part<R: Rules>(
                 let placement = *walker.placement();
                 let index = walker.whole_index(local);
                 let l = local as usize;
-                let men = bits_of::<G<R>>(placement.white_men);
-                let kings = bits_of::<G<R>>(placement.white_kings);
-                let their_kings = bits_of::<G<R>>(placement.black_kings);
-                let them = bits_of::<G<R>>(placement.black_men) | their_kings;
-                let empty = G::<R>::BOARD & !(men | kings | them);
+                let (men, kings, them, their_kings, empty) = bitboards::<R>(&placement);
                 let capture = first_jump::<R>(men, kings, them, their_kings, empty, true);
                 if capture {
                     slot.captures[index / 64].fetch_or(1 << (index % 64), Ordering::Relaxed);
@@ -539,11 +547,13 @@ fn solve_part<R: Rules>(
                 let mut slowest_win = 0u8;
                 let mut draw = false;
                 for mv in list.iter() {
+                    let quiet = !mv.is_capture() && !mv.promotes;
+                    if quiet && lead_kept {
+                        inside += 1;
+                        continue;
+                    }
                     let child = position.play(mv);
-                    if !mv.is_capture()
-                        && !mv.promotes
-                        && (lead_kept || inside_part.contains::<R>(&Placement::of(&child)))
-                    {
+                    if quiet && inside_part.contains::<R>(&Placement::of(&child)) {
                         inside += 1;
                         continue;
                     }
@@ -962,7 +972,6 @@ fn save_part<R: Rules>(
 /// Restores a solved part from its checkpoints (values and capture bits); false when a
 /// slot has no valid checkpoint (the part is solved again).
 fn restore_part<R: Rules>(dir: &Path, family: &str, slots: &[Slot], kind: ValueKind) -> bool {
-    type G<R> = <R as Rules>::Geometry;
     let mut all = Vec::new();
     for slot in slots {
         let Part::Lead(part) = &slot.part else {
@@ -990,11 +999,7 @@ fn restore_part<R: Rules>(dir: &Path, family: &str, slots: &[Slot], kind: ValueK
             let p = walker.placement();
             let index = slot.slice.indexer.index(p) as usize;
             memory[index].store(code, Ordering::Relaxed);
-            let men = bits_of::<G<R>>(p.white_men);
-            let kings = bits_of::<G<R>>(p.white_kings);
-            let their_kings = bits_of::<G<R>>(p.black_kings);
-            let them = bits_of::<G<R>>(p.black_men) | their_kings;
-            let empty = G::<R>::BOARD & !(men | kings | them);
+            let (men, kings, them, their_kings, empty) = bitboards::<R>(p);
             if first_jump::<R>(men, kings, them, their_kings, empty, true) {
                 slot.captures[index / 64].fetch_or(1 << (index % 64), Ordering::Relaxed);
             }

@@ -84,7 +84,7 @@ impl Lead {
 }
 
 /// The squares of the rows from `first` to `last` (PDN order, row 0 at the top).
-fn rows_mask<G: Geometry>(first: usize, last: usize) -> u64 {
+pub(super) fn rows_mask<G: Geometry>(first: usize, last: usize) -> u64 {
     if first > last {
         return 0;
     }
