@@ -844,7 +844,8 @@ fn the_engine_reads_the_default_directory_at_start() {
 
 /// `damka egtb status` counts slices per piece count against how many there are: for
 /// English, 2 pieces make 4 slices (a man or a king on each side) and 3 pieces 12 (two
-/// pieces of 3 kinds on one side, one of 2 on the other, either side the stronger).
+/// pieces of 3 kinds on one side, one of 2 on the other, either side the stronger); it
+/// names the part checkpoints an unfinished generation left.
 #[test]
 fn status_lists_what_a_directory_holds() {
     let dir = english_tables("status");
@@ -858,6 +859,20 @@ fn status_lists_what_a_directory_holds() {
         "{out}"
     );
     assert!(!out.contains("international"), "{out}");
+    assert!(!out.contains("parts solved"), "{out}");
+    // A generation stopped while solving that slice a part at a time left a checkpoint:
+    // one of 49 parts (each man 1 to 7 rows from its crowning row).
+    std::fs::write(
+        dir.join("english").join("wm1wk1bm1bk0.w1-b2.dist.part"),
+        b"",
+    )
+    .unwrap();
+    let (code, out, err) = damka(&["egtb", "status", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("wm1wk1bm1bk0: 1 of 49 parts solved by an unfinished generation"),
+        "{out}"
+    );
     let (code, out, _) = damka(&["egtb", "status", "--dir", "/no/such/dir"]);
     assert_eq!(code, 0);
     assert!(out.contains("no table directory"), "{out}");

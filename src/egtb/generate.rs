@@ -931,6 +931,61 @@ fn part_path(dir: &Path, family: &str, material: Material, lead: Lead, kind: Val
     ))
 }
 
+/// The part checkpoints of one slice that an unfinished generation left (see
+/// [`GenOptions::memory`]): the run that finishes the slice resumes from them, then
+/// removes them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checkpoints {
+    /// The slice.
+    pub material: Material,
+    /// Parts with a checkpoint file.
+    pub saved: usize,
+    /// Parts of the slice (leads that some position has).
+    pub parts: usize,
+}
+
+/// The part checkpoints under `dir` for `R`'s family, slice by slice in generation order
+/// (an empty list when there are none or the directory cannot be read).
+pub fn checkpoints<R: Rules>(dir: &Path) -> Vec<Checkpoints> {
+    let Some(family) = family(R::VARIANT) else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(dir.join(family)) else {
+        return Vec::new();
+    };
+    let known = Material::all::<R>(super::MAX_PIECES);
+    let mut saved: std::collections::BTreeMap<(usize, usize, Material), usize> =
+        std::collections::BTreeMap::new();
+    for entry in entries.flatten() {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        // SLICE.wA-bB.KIND.part, as `part_path` names them.
+        let Some(stem) = name.strip_suffix(".part") else {
+            continue;
+        };
+        let Some(material) = stem.split('.').next().and_then(Material::parse) else {
+            continue;
+        };
+        if known.contains(&material) {
+            *saved
+                .entry((material.total(), material.men(), material))
+                .or_default() += 1;
+        }
+    }
+    saved
+        .into_iter()
+        .map(|((_, _, material), saved)| Checkpoints {
+            material,
+            saved,
+            parts: Lead::all::<R>(material)
+                .into_iter()
+                .filter(|&lead| LeadIndexer::new::<R>(material, lead).size() > 0)
+                .count(),
+        })
+        .collect()
+}
+
 /// Writes the checkpoint of each slot of a solved part.
 fn save_part<R: Rules>(
     dir: &Path,

@@ -675,6 +675,15 @@ fn print_status<R: Rules>(dir: &Path) {
             all.len()
         );
     }
+    for saved in damka::egtb::generate::checkpoints::<R>(dir) {
+        println!(
+            "  {}: {} of {} parts solved by an unfinished generation (damka egtb gen with --pieces {} or more resumes from them)",
+            saved.material,
+            saved.saved,
+            saved.parts,
+            saved.material.total()
+        );
+    }
     if old > 0 {
         println!(
             "  {old} files in format version 1 (no block checksums): damka egtb upgrade --variant {} rewrites them",
