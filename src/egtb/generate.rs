@@ -68,6 +68,8 @@ pub struct Report {
     /// Slices read from their files on demand at the end of the run (not held in memory,
     /// for the memory bound).
     pub on_demand: usize,
+    /// Pairs without men solved lean (without lists, for the memory bound).
+    pub lean: usize,
 }
 
 /// Runs `work(index)` for every index below `size` on `threads` threads.
@@ -321,8 +323,19 @@ struct Work {
     /// Moves that stay in the part whose successor is not known to be won yet.
     remaining: Vec<AtomicU8>,
     /// The first pass at which the moves leaving the part allow a loss (the slowest win
-    /// among them, plus one; 0 when there is none), or [`NEVER`].
+    /// among them, plus one; 0 when there is none), or [`NEVER`]. Empty in a lean solve,
+    /// where it is 0 for every position that has moves inside the pair.
     need: Vec<AtomicU8>,
+}
+
+impl Work {
+    /// The pass from which a position may be lost (see [`Work::need`]).
+    #[inline(always)]
+    fn need(&self, local: usize) -> u8 {
+        self.need
+            .get(local)
+            .map_or(0, |need| need.load(Ordering::Relaxed))
+    }
 }
 
 /// What the first pass found for one position, besides what it wrote in [`Work`], packed
@@ -430,6 +443,90 @@ impl<'a> PartWalker<'a> {
     }
 }
 
+/// A position of the part in a list: its slot in bit 63 over its packed placement
+/// ([`Placement::pack`]), so that walking its un-moves needs no unranking.
+fn list_entry(slot: usize, placement: &Placement) -> u64 {
+    (slot as u64) << 63 | placement.pack()
+}
+
+/// True when a solve can do without lists (see [`lean_pass`]): whole slices without men, whose
+/// every move that leaves the pair is a capture. A position then has only moves out of the
+/// pair (a capture is pending: decided in the first pass) or only moves inside it, so none
+/// waits for the pass of a move out, and the positions decided in pass `k - 1` are exactly
+/// those whose code is `k`.
+fn is_lean(slots: &[Slot]) -> bool {
+    slots
+        .iter()
+        .all(|slot| matches!(slot.part, Part::Whole) && slot.slice.indexer.material().men() == 0)
+}
+
+/// One pass of a lean solve: every position of the slots whose code is `pass` (decided in
+/// the pass before) is found by a scan of the values and handed to `walk` in batches of
+/// list entries ([`list_entry`]); returns how many positions `walk` decided. The scan costs a read of one
+/// byte a position each pass, where lists would hold 8 bytes for each position decided.
+fn lean_pass(
+    slots: &[Slot],
+    pass: u8,
+    threads: usize,
+    walk: &(dyn Fn(&[u64], &mut Vec<u64>) + Sync),
+) -> u64 {
+    const BATCH: usize = 64;
+    let chunks: Vec<(usize, u64)> = slots
+        .iter()
+        .enumerate()
+        .flat_map(|(slot, s)| {
+            (0..s.size())
+                .step_by(CHUNK as usize)
+                .map(move |start| (slot, start))
+        })
+        .collect();
+    let counts = parallel_items(
+        &chunks,
+        threads,
+        &|&(slot, start), _, out: &mut Vec<u64>| {
+            let indexer = &slots[slot].slice.indexer;
+            let codes = slots[slot].slice.memory();
+            let end = (start + CHUNK).min(indexer.size());
+            let mut batch: Vec<u64> = Vec::with_capacity(BATCH);
+            let mut decided = Vec::new();
+            let mut count = 0u64;
+            // The placement of a match a few indexes on is walked to, a farther one unranked.
+            let mut walker: Option<(u64, Walker)> = None;
+            for index in start..end {
+                if codes[index as usize].load(Ordering::Relaxed) != pass {
+                    continue;
+                }
+                let placement = match &mut walker {
+                    Some((at, w)) if index - *at <= 16 => {
+                        while *at < index {
+                            w.advance();
+                            *at += 1;
+                        }
+                        *w.placement()
+                    }
+                    _ => {
+                        let w = Walker::new(indexer, index);
+                        let placement = *w.placement();
+                        walker = Some((index, w));
+                        placement
+                    }
+                };
+                batch.push(list_entry(slot, &placement));
+                if batch.len() == BATCH {
+                    walk(&batch, &mut decided);
+                    count += decided.len() as u64;
+                    decided.clear();
+                    batch.clear();
+                }
+            }
+            walk(&batch, &mut decided);
+            count += decided.len() as u64;
+            out.push(count);
+        },
+    );
+    counts.iter().sum()
+}
+
 /// Solves one part: a slice and its twin (or their parts with mirrored leads), both
 /// already inserted in `tables` as slices in memory, every position outside the part that
 /// a move reaches already solved.
@@ -449,15 +546,23 @@ impl<'a> PartWalker<'a> {
 /// For a win/draw/loss pair (`kind`), every move out of the part counts as the quickest end
 /// its value allows (a loss in 0 or a win in 1), so the passes count plies to the
 /// conversion, which stay short where distances to the end would not fit a code.
+///
+/// `lean` (a whole pair without men, [`is_lean`]) keeps no lists: each pass finds the
+/// positions decided in the one before by a scan of the values ([`lean_pass`]).
 fn solve_part<R: Rules>(
     tables: &Tables,
     slots: &[Slot],
     kind: ValueKind,
+    lean: bool,
     threads: usize,
     progress: &mut dyn Progress,
     name: &str,
 ) -> Result<(), String> {
     type G<R> = <R as Rules>::Geometry;
+    assert!(
+        !lean || is_lean(slots),
+        "{name}: only whole pairs without men are solved lean"
+    );
     let codes: Vec<&[AtomicU8]> = slots.iter().map(|slot| slot.slice.memory()).collect();
     let materials: Vec<Material> = slots.iter().map(|s| s.slice.indexer.material()).collect();
     let work: Vec<Work> = slots
@@ -466,13 +571,15 @@ fn solve_part<R: Rules>(
             let size = slot.size() as usize;
             Work {
                 remaining: (0..size).map(|_| AtomicU8::new(0)).collect(),
-                need: (0..size).map(|_| AtomicU8::new(0)).collect(),
+                need: (0..if lean { 0 } else { size })
+                    .map(|_| AtomicU8::new(0))
+                    .collect(),
             }
         })
         .collect();
-    // A position of the part in a list: its slot in bit 63 over its packed placement
-    // ([`Placement::pack`]), so that walking its un-moves needs no unranking.
-    let entry = |slot: usize, placement: &Placement| (slot as u64) << 63 | placement.pack();
+    // A lean solve's highest code given in the first pass (0: none).
+    let highest_first = AtomicU8::new(0);
+    let entry = list_entry;
     let open = |entry: u64| {
         let slot = (entry >> 63) as usize;
         (slot, Placement::unpack(entry & !(1 << 63), materials[slot]))
@@ -502,8 +609,18 @@ fn solve_part<R: Rules>(
             }
         };
         let starts: Vec<u64> = (0..size).step_by(CHUNK as usize).collect();
+        // A position decided now joins the list of its pass; a lean solve lists none, and
+        // only keeps the highest code given (its passes scan the values instead).
+        let decided_now = |out: &mut Vec<u64>, highest: &mut u8, pass: u8, p: &Placement| {
+            if lean {
+                *highest = (*highest).max(pass + 1);
+            } else {
+                out.push(noted(true, pass, entry(slot_number, p)));
+            }
+        };
         let first = |&start: &u64, list: &mut MoveList, out: &mut Vec<u64>| {
             let end = (start + CHUNK).min(size);
+            let mut highest = 0u8;
             let mut walker = PartWalker::new(slot, start);
             for local in start..end {
                 if local > start {
@@ -530,7 +647,7 @@ fn solve_part<R: Rules>(
                         + king_reach::<R>(kings, empty);
                     if moves == 0 {
                         memory[index].store(1, Ordering::Relaxed);
-                        out.push(noted(true, 0, entry(slot_number, &placement)));
+                        decided_now(out, &mut highest, 0, &placement);
                     }
                     state.remaining[l].store(moves as u8, Ordering::Relaxed);
                     continue;
@@ -539,7 +656,7 @@ fn solve_part<R: Rules>(
                 position.legal_moves_into(list);
                 if list.is_empty() {
                     memory[index].store(1, Ordering::Relaxed);
-                    out.push(noted(true, 0, entry(slot_number, &placement)));
+                    decided_now(out, &mut highest, 0, &placement);
                     continue;
                 }
                 let mut inside = 0u8;
@@ -578,10 +695,14 @@ fn solve_part<R: Rules>(
                     };
                     if let Some(pass) = pass {
                         memory[index].store(pass + 1, Ordering::Relaxed);
-                        out.push(noted(true, pass, entry(slot_number, &placement)));
+                        decided_now(out, &mut highest, pass, &placement);
                     }
                     continue;
                 }
+                debug_assert!(
+                    !lean,
+                    "a position of a pair without men has a quiet move out"
+                );
                 state.remaining[l].store(inside, Ordering::Relaxed);
                 let need = if let Some(code) = quickest_loss {
                     out.push(noted(false, code, entry(slot_number, &placement)));
@@ -596,6 +717,7 @@ fn solve_part<R: Rules>(
                 };
                 state.need[l].store(need, Ordering::Relaxed);
             }
+            highest_first.fetch_max(highest, Ordering::Relaxed);
         };
         // Each thread's list is taken apart and dropped in turn: the lists of the passes
         // grow as it shrinks.
@@ -611,16 +733,23 @@ fn solve_part<R: Rules>(
             }
         }
     }
+    let highest_first = highest_first.into_inner();
     let mut frontier: Vec<u64> = Vec::new();
+    // Positions a lean solve decided in the pass before (their code is this pass).
+    let mut lean_decided = 0u64;
     for pass in 0..=255usize {
         let mut decided = std::mem::take(&mut decided_at[pass]);
         let checks = std::mem::take(&mut scheduled[pass]);
-        if frontier.is_empty()
-            && decided.is_empty()
-            && checks.is_empty()
-            && decided_at[pass..].iter().all(|d| d.is_empty())
-            && scheduled[pass..].iter().all(|s| s.is_empty())
-        {
+        let done = if lean {
+            pass > 0 && lean_decided == 0 && pass > usize::from(highest_first)
+        } else {
+            frontier.is_empty()
+                && decided.is_empty()
+                && checks.is_empty()
+                && decided_at[pass..].iter().all(|d| d.is_empty())
+                && scheduled[pass..].iter().all(|s| s.is_empty())
+        };
+        if done {
             return Ok(());
         }
         if pass >= 254 {
@@ -672,7 +801,7 @@ fn solve_part<R: Rules>(
                         .map(|(&(_, local, entry), _)| {
                             let state = &work[(entry >> 63) as usize];
                             u32::from(state.remaining[local].load(Ordering::Relaxed))
-                                + u32::from(state.need[local].load(Ordering::Relaxed))
+                                + u32::from(state.need(local))
                         })
                         .sum();
                     std::hint::black_box(counts);
@@ -688,7 +817,7 @@ fn solve_part<R: Rules>(
                     // the part allow it now.
                     if (win
                         || (state.remaining[local].fetch_sub(1, Ordering::Relaxed) == 1
-                            && state.need[local].load(Ordering::Relaxed) as usize <= pass))
+                            && state.need(local) as usize <= pass))
                         && codes[parent][index]
                             .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed)
                             .is_ok()
@@ -697,6 +826,10 @@ fn solve_part<R: Rules>(
                     }
                 }
             };
+            if lean {
+                lean_decided = lean_pass(slots, pass as u8, threads, &walk);
+                continue;
+            }
             decided.extend(parallel_batches(&frontier, threads, 64, &walk));
             let check = |&scheduled: &u64, _: &mut MoveList, out: &mut Vec<u64>| {
                 let (slot, placement) = open(scheduled);
@@ -780,8 +913,8 @@ pub struct GenOptions {
     /// For tests: end with an error after this many parts are solved, as a killed run
     /// would (the next run resumes from the parts' checkpoints).
     pub stop_after_parts: Option<usize>,
-    /// For tests: solve every pair a part at a time, whatever the bound (the files are
-    /// the same as those of pairs solved whole).
+    /// For tests: solve every pair the leanest way, whatever the bound: a part at a time,
+    /// or lean when it has no men (the files are the same as those of pairs solved whole).
     pub force_parts: bool,
 }
 
@@ -792,6 +925,20 @@ const WHOLE_BYTES: u64 = 22;
 /// the 8-byte entries of the lists of the passes, which hold many of its positions twice
 /// at the end of the first pass (a thread's list and the pass's).
 const PART_BYTES: u64 = 20;
+/// Bytes a position of a pair without men takes while solving (a lean solve, see
+/// [`is_lean`]): its value, its count of moves, its capture bit, rounded up.
+const LEAN_BYTES: u64 = 3;
+
+/// How a pair is solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Solve {
+    /// Whole, with lists of the positions of each pass.
+    Whole,
+    /// Whole without lists ([`is_lean`]; pairs without men).
+    Lean,
+    /// A part at a time by the leads of the men.
+    Parts,
+}
 
 /// How a memory bound is shared out: the block cache, and the memory each pair needs.
 struct MemoryPlan {
@@ -802,6 +949,9 @@ struct MemoryPlan {
 /// One pair's sizes: its positions, its largest slice, and its largest part's positions
 /// (both slots).
 struct PairSizes {
+    /// No men: never solved a part at a time (its only part is the whole pair), but lean
+    /// when it does not fit whole.
+    menless: bool,
     positions: u64,
     largest_slice: u64,
     largest_part: u64,
@@ -828,6 +978,7 @@ impl PairSizes {
             .max()
             .unwrap_or(0);
         PairSizes {
+            menless: pair[0].men() == 0,
             positions: sizes.iter().sum(),
             largest_slice: sizes.iter().copied().max().unwrap_or(0),
             largest_part,
@@ -837,6 +988,11 @@ impl PairSizes {
     /// Bytes to solve the pair whole (the file image of its largest slice included).
     fn whole(&self) -> u64 {
         self.positions * WHOLE_BYTES + self.file_image()
+    }
+
+    /// Bytes to solve a pair without men lean (see [`is_lean`]).
+    fn lean(&self) -> u64 {
+        self.positions * LEAN_BYTES + self.file_image()
     }
 
     /// Bytes of the file image of the largest slice while it is coded: at most a byte a
@@ -860,21 +1016,29 @@ impl MemoryPlan {
         MemoryPlan { budget, cache }
     }
 
-    /// Whether the pair is solved a part at a time, and the bytes it needs; an error when
-    /// even its largest part does not fit the bound.
-    fn for_pair(&self, pair: &[Material], sizes: &PairSizes) -> Result<(bool, u64), String> {
+    /// How the pair is solved, and the bytes it needs; an error when even its largest part
+    /// (or, without men, its lean solve) does not fit the bound.
+    fn for_pair(&self, pair: &[Material], sizes: &PairSizes) -> Result<(Solve, u64), String> {
         let room = self.budget.saturating_sub(self.cache);
         if sizes.whole() <= room {
-            return Ok((false, sizes.whole()));
+            return Ok((Solve::Whole, sizes.whole()));
         }
-        if sizes.split() <= room {
-            return Ok((true, sizes.split()));
+        if sizes.menless && sizes.lean() <= room {
+            return Ok((Solve::Lean, sizes.lean()));
+        }
+        if !sizes.menless && sizes.split() <= room {
+            return Ok((Solve::Parts, sizes.split()));
         }
         let gb = |bytes: u64| bytes as f64 / 1e9;
+        let (least, how) = if sizes.menless {
+            (sizes.lean(), "solved lean (it has no men to split it by)")
+        } else {
+            (sizes.split(), "even a part at a time")
+        };
         Err(format!(
-            "slice {} needs about {:.2} GB even a part at a time (and {:.2} GB of cache); the memory bound is {:.2} GB",
+            "slice {} needs about {:.2} GB {how} (and {:.2} GB of cache); the memory bound is {:.2} GB",
             pair[0],
-            gb(sizes.split()),
+            gb(least),
             gb(self.cache),
             gb(self.budget)
         ))
@@ -1096,7 +1260,7 @@ pub fn generate_bounded<R: Rules>(
     for pair in &pairs {
         needs.push(match &plan {
             Some(plan) => plan.for_pair(pair, &PairSizes::of::<R>(pair))?,
-            None => (false, 0),
+            None => (Solve::Whole, 0),
         });
     }
     let total: u64 = materials.iter().map(|&m| Indexer::new::<R>(m).size()).sum();
@@ -1141,8 +1305,14 @@ pub fn generate_bounded<R: Rules>(
             progress.advance(size);
             continue;
         }
-        let (split, need) = needs[number];
-        let split = split || options.force_parts;
+        let (solve, need) = needs[number];
+        let solve = match (options.force_parts, pair[0].men()) {
+            (true, 0) => Solve::Lean,
+            (true, _) => Solve::Parts,
+            (false, _) => solve,
+        };
+        let split = solve == Solve::Parts;
+        report.lean += usize::from(solve == Solve::Lean);
         if let Some(plan) = &plan {
             evict::<R>(&mut tables, dir, plan.budget - plan.cache - need, pair)?;
         }
@@ -1204,7 +1374,7 @@ pub fn generate_bounded<R: Rules>(
                     return Err(format!("stopped after {parts_solved} parts, as asked"));
                 }
                 let name = format!("{} part w{} b{}", pair[0], lead.white, lead.black);
-                solve_part::<R>(&tables, &slots, kind, threads, progress, &name)?;
+                solve_part::<R>(&tables, &slots, kind, false, threads, progress, &name)?;
                 save_part::<R>(dir, family, &slots, kind)?;
                 parts_solved += 1;
             }
@@ -1218,7 +1388,9 @@ pub fn generate_bounded<R: Rules>(
                     captures,
                 })
                 .collect();
-            solve_part::<R>(&tables, &slots, kind, threads, progress, &pair[0].name())?;
+            let lean = solve == Solve::Lean;
+            let name = pair[0].name();
+            solve_part::<R>(&tables, &slots, kind, lean, threads, progress, &name)?;
         }
         let seconds = pair_started.elapsed().as_secs_f64() / pair.len() as f64;
         for ((&m, slice), captures) in pair.iter().zip(&slices).zip(&captures) {
