@@ -449,8 +449,8 @@ fn list_entry(slot: usize, placement: &Placement) -> u64 {
     (slot as u64) << 63 | placement.pack()
 }
 
-/// True when a solve can do without lists (see [`lean_pass`]): whole slices without men, whose
-/// every move that leaves the pair is a capture. A position then has only moves out of the
+/// True when a solve can do without lists (see [`lean_pass`]): whole slices without men,
+/// whose every move that leaves the pair is a capture. A position then has only moves out of the
 /// pair (a capture is pending: decided in the first pass) or only moves inside it, so none
 /// waits for the pass of a move out, and the positions decided in pass `k - 1` are exactly
 /// those whose code is `k`.
@@ -462,8 +462,9 @@ fn is_lean(slots: &[Slot]) -> bool {
 
 /// One pass of a lean solve: every position of the slots whose code is `pass` (decided in
 /// the pass before) is found by a scan of the values and handed to `walk` in batches of
-/// list entries ([`list_entry`]); returns how many positions `walk` decided. The scan costs a read of one
-/// byte a position each pass, where lists would hold 8 bytes for each position decided.
+/// list entries ([`list_entry`]); returns how many positions `walk` decided. The scan
+/// costs a read of one byte a position each pass, where lists would hold 8 bytes for each
+/// position decided.
 fn lean_pass(
     slots: &[Slot],
     pass: u8,
@@ -579,7 +580,6 @@ fn solve_part<R: Rules>(
         .collect();
     // A lean solve's highest code given in the first pass (0: none).
     let highest_first = AtomicU8::new(0);
-    let entry = list_entry;
     let open = |entry: u64| {
         let slot = (entry >> 63) as usize;
         (slot, Placement::unpack(entry & !(1 << 63), materials[slot]))
@@ -615,7 +615,7 @@ fn solve_part<R: Rules>(
             if lean {
                 *highest = (*highest).max(pass + 1);
             } else {
-                out.push(noted(true, pass, entry(slot_number, p)));
+                out.push(noted(true, pass, list_entry(slot_number, p)));
             }
         };
         let first = |&start: &u64, list: &mut MoveList, out: &mut Vec<u64>| {
@@ -705,13 +705,17 @@ fn solve_part<R: Rules>(
                 );
                 state.remaining[l].store(inside, Ordering::Relaxed);
                 let need = if let Some(code) = quickest_loss {
-                    out.push(noted(false, code, entry(slot_number, &placement)));
+                    out.push(noted(false, code, list_entry(slot_number, &placement)));
                     NEVER
                 } else if draw {
                     NEVER
                 } else {
                     if slowest_win > 0 {
-                        out.push(noted(false, slowest_win, entry(slot_number, &placement)));
+                        out.push(noted(
+                            false,
+                            slowest_win,
+                            list_entry(slot_number, &placement),
+                        ));
                     }
                     slowest_win
                 };
@@ -767,7 +771,7 @@ fn solve_part<R: Rules>(
                     .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed)
                     .is_ok()
                 {
-                    out.push(entry(slot, placement));
+                    out.push(list_entry(slot, placement));
                 }
             };
             // The un-moves of a batch of positions are listed first and their values read
@@ -782,7 +786,7 @@ fn solve_part<R: Rules>(
                         // A predecessor outside the part (a lead longer than the part's) is
                         // solved later, with this position among its known successors.
                         if let Some((index, local)) = slots[parent].locate::<R>(placement) {
-                            found.push((index, local, entry(parent, placement)));
+                            found.push((index, local, list_entry(parent, placement)));
                         }
                     });
                 }
