@@ -320,6 +320,12 @@ fn available_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// What a run may take by default: 80% of the memory available now, if known (the rest is
+/// left to the system and whatever else runs).
+fn usable_memory() -> Option<u64> {
+    available_memory().map(|bytes| bytes / 10 * 8)
+}
+
 fn run_gen<R: Rules>(
     dir: &Path,
     pieces: usize,
@@ -351,7 +357,7 @@ fn run_gen<R: Rules>(
             return 2;
         }
         Some(gb) => Some((gb * 1e9) as u64),
-        None => available_memory().map(|bytes| bytes / 10 * 8),
+        None => usable_memory(),
     };
     let mut progress = Bar::new(Some(
         ProgressStyle::with_template(
@@ -400,7 +406,7 @@ fn run_verify<R: Rules>(dir: &Path, threads: usize) -> i32 {
         .into_iter()
         .map(|m| damka::egtb::Indexer::new::<R>(m).size())
         .sum();
-    let room = available_memory().map(|bytes| bytes / 10 * 8);
+    let room = usable_memory();
     let (tables, errors) = if room.is_none_or(|room| positions <= room) {
         Tables::open::<R>(dir)
     } else {
