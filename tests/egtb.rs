@@ -9,7 +9,8 @@ use damka::egtb::generate::{
     GenOptions, NoProgress, generate, generate_bounded, generate_with, verify,
 };
 use damka::egtb::probe::Tables;
-use damka::egtb::{Material, Value, ValueKind, positions_with};
+use damka::egtb::verify::{RECORD, Verification, VerifyOptions, verify_dir};
+use damka::egtb::{Indexer, Material, Value, ValueKind, positions_with};
 use damka::game::{Game, Outcome};
 use damka::notation::fen::write_fen;
 use damka::rules::{English, International, Russian};
@@ -431,6 +432,30 @@ fn probe_command_answers_refuses_and_reports_bad_files() {
     let (code, out, _) = damka(&["egtb", "verify", "--variant", "english", "--dir", dir_text]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains(" 0 mismatches"), "{out}");
+    assert!(out.contains("wm0wk2bm0bk1: "), "a line a slice: {out}");
+    // A resumed check skips every slice found clean (a line a slice in the record).
+    let (code, out, _) = damka(&[
+        "egtb",
+        "verify",
+        "--variant",
+        "english",
+        "--dir",
+        dir_text,
+        "--resume",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let slices = Material::all::<English>(3).len();
+    assert!(
+        out.contains(&format!("verified 0 slices ({slices} more skipped")),
+        "{out}"
+    );
+    let (code, out, _) = damka(&["egtb", "status", "--dir", dir_text]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("3 pieces: 12 of 12 slices (complete)"),
+        "{out}"
+    );
+    assert!(out.contains(" bytes, verified\n"), "{out}");
     // Two kings against one on a square board corner: a known win (tests/retro.rs checks the
     // same ending); the lone king to move loses.
     let (code, out, _) = probe(dir_text, "B:WK14,K15:BK28");
@@ -781,6 +806,73 @@ fn tables_read_on_demand_agree_with_tables_loaded_whole() {
         (read.wins, read.draws, read.losses),
         (loaded.wins, loaded.draws, loaded.losses)
     );
+}
+
+/// The check of a directory (`damka egtb verify`) within a memory bound finds what the
+/// check of every slice loaded whole finds, with the pairs that do not fit read on demand;
+/// it records each slice, so a resumed check skips what it found clean and checks again a
+/// slice whose last record is not.
+#[test]
+fn directory_checks_fit_the_bound_and_resume() {
+    let dir = english_tables("verify-dir");
+    let (tables, errors) = Tables::open::<English>(&dir);
+    assert!(errors.is_empty(), "{errors:?}");
+    let whole = verify::<English>(&tables, 2, &mut NoProgress);
+    let size = |m: Material| Indexer::new::<English>(m).size();
+    let largest_pair = Material::all::<English>(3)
+        .into_iter()
+        .map(|m| {
+            size(m)
+                + if m.flipped() == m {
+                    0
+                } else {
+                    size(m.flipped())
+                }
+        })
+        .max()
+        .unwrap();
+    // Half of so small a bound goes to the cache: the largest pair does not fit the rest.
+    let check = |resume: bool| {
+        let options = VerifyOptions {
+            threads: 2,
+            memory: Some(largest_pair),
+            resume,
+        };
+        let mut checks = Vec::new();
+        let result = verify_dir::<English>(&dir, &options, &mut NoProgress, &mut |c| {
+            checks.push(c.clone())
+        })
+        .expect("tables to check");
+        assert!(result.errors.is_empty(), "{:?}", result.errors);
+        assert_eq!(
+            result.found.mismatch_count, 0,
+            "{:?}",
+            result.found.mismatches
+        );
+        (result, checks)
+    };
+    let (result, checks) = check(false);
+    assert_eq!((result.checked, result.skipped), (tables.len(), 0));
+    let counts = |v: &Verification| (v.positions, v.wins, v.draws, v.losses, v.derived);
+    assert_eq!(counts(&result.found), counts(&whole));
+    let on_demand = checks.iter().filter(|c| c.on_demand).count();
+    assert!(on_demand > 0 && on_demand < checks.len(), "{on_demand}");
+    let (result, _) = check(true);
+    assert_eq!((result.checked, result.skipped), (0, tables.len()));
+    // A later line that is not clean (and one that means nothing) stands for its slice.
+    let record = dir.join("english").join(RECORD);
+    let text = std::fs::read_to_string(&record).unwrap();
+    let clean = text
+        .lines()
+        .find(|line| line.starts_with("wm0wk1bm0bk1 "))
+        .expect("a line for the slice");
+    let dirty = format!("{} 3\nnot a line\n", clean.strip_suffix(" 0").unwrap());
+    std::fs::write(&record, text + &dirty).unwrap();
+    let (result, checks) = check(true);
+    assert_eq!((result.checked, result.skipped), (1, tables.len() - 1));
+    assert_eq!(checks[0].material.name(), "wm0wk1bm0bk1");
+    let (result, _) = check(true);
+    assert_eq!(result.checked, 0);
 }
 
 /// The engine finds tables in the default directory (`$XDG_DATA_HOME/damka/egtb`) without

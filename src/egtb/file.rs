@@ -265,6 +265,17 @@ pub fn encode_blocks(
     file
 }
 
+/// The whole-file checksum a slice file's header holds (offset 32; what
+/// `damka egtb verify` records, so that a later run knows the file it checked is unchanged).
+pub fn stored_checksum(path: &Path) -> std::io::Result<u64> {
+    use std::io::Read;
+    let mut header = [0u8; 40];
+    std::fs::File::open(path)?.read_exact(&mut header)?;
+    Ok(u64::from_le_bytes(
+        header[32..40].try_into().expect("eight bytes"),
+    ))
+}
+
 /// Writes a file atomically: to a temporary name in the same directory, synced, then
 /// renamed over the final name, so a killed run leaves either the old file or the new one.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {

@@ -19,6 +19,7 @@
 use super::file::{SliceFile, encode_blocks, slice_path, write_atomically};
 use super::lead::{Lead, LeadIndexer, LeadWalker, rows_mask};
 use super::probe::{Slice, Tables};
+pub use super::verify::{Verification, verify};
 use super::{Indexer, Material, Placement, Value, ValueKind, Walker, bits_of, family, turned};
 use crate::board::{Bitboard, Dir, Geometry};
 use crate::movegen::{MoveList, king_reach};
@@ -73,7 +74,7 @@ pub struct Report {
 }
 
 /// Runs `work(index)` for every index below `size` on `threads` threads.
-fn parallel(size: u64, threads: usize, work: &(dyn Fn(u64, &mut MoveList) + Sync)) {
+pub(super) fn parallel(size: u64, threads: usize, work: &(dyn Fn(u64, &mut MoveList) + Sync)) {
     let next = AtomicU64::new(0);
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
@@ -1014,10 +1015,10 @@ impl PairSizes {
 
 impl MemoryPlan {
     fn new(budget: u64) -> MemoryPlan {
-        // An eighth of the bound for the blocks of slices read on demand, from 16 MB (so
-        // a small bound still caches a useful set) to 1 GB.
-        let cache = (budget / 8).clamp(16 << 20, 1 << 30).min(budget / 2);
-        MemoryPlan { budget, cache }
+        MemoryPlan {
+            budget,
+            cache: cache_within(budget),
+        }
     }
 
     /// How the pair is solved, and the bytes it needs; an error when even its largest part
@@ -1049,8 +1050,15 @@ impl MemoryPlan {
     }
 }
 
+/// The block cache for the slices read on demand under a memory bound of `budget` bytes:
+/// an eighth of it, from 16 MB (so a small bound still caches a useful set) to 1 GB, and
+/// never more than half.
+pub(super) fn cache_within(budget: u64) -> u64 {
+    (budget / 8).clamp(16 << 20, 1 << 30).min(budget / 2)
+}
+
 /// Bytes the slices held in memory take (one a position).
-fn resident_bytes(tables: &Tables) -> u64 {
+pub(super) fn resident_bytes(tables: &Tables) -> u64 {
     tables
         .slices()
         .filter(|slice| tables.in_memory(slice.indexer.material()))
@@ -1060,7 +1068,7 @@ fn resident_bytes(tables: &Tables) -> u64 {
 
 /// Reads slices held in memory (largest first, none of `keep`) from their files on demand
 /// instead, until the ones left take at most `allowed` bytes.
-fn evict<R: Rules>(
+pub(super) fn evict<R: Rules>(
     tables: &mut Tables,
     dir: &Path,
     allowed: u64,
@@ -1450,7 +1458,7 @@ pub fn generate_bounded<R: Rules>(
 /// capture pending (not stored there: see [`generate_bounded`]) from its successors, which
 /// lie in smaller slices already held, and marks the slice complete: the generator's
 /// lookups into it are then one index each, never a search of the successors.
-fn fill_captures<R: Rules>(tables: &Tables, slice: &mut Slice, threads: usize) {
+pub(super) fn fill_captures<R: Rules>(tables: &Tables, slice: &mut Slice, threads: usize) {
     let filled: &Slice = slice;
     let size = filled.indexer.size();
     let starts: Vec<u64> = (0..size).step_by(CHUNK as usize).collect();
@@ -1472,106 +1480,4 @@ fn fill_captures<R: Rules>(tables: &Tables, slice: &mut Slice, threads: usize) {
     };
     parallel_items(&starts, threads, &work);
     slice.captures_stored = true;
-}
-
-/// What a verification pass found.
-#[derive(Clone, Debug, Default)]
-pub struct Verification {
-    /// Positions checked.
-    pub positions: u64,
-    /// Wins, draws and losses among them.
-    pub wins: u64,
-    /// Draws.
-    pub draws: u64,
-    /// Losses.
-    pub losses: u64,
-    /// Up to ten positions (FEN) whose stored value disagrees with their successors.
-    pub mismatches: Vec<String>,
-    /// All mismatches.
-    pub mismatch_count: u64,
-    /// Positions with a capture pending, whose values are not stored but derived.
-    pub derived: u64,
-}
-
-/// Checks every position of every slice held (in memory or read on demand, so that
-/// tables larger than memory can be checked within the cache's bound): its stored value
-/// must be the one its successors give ([`Tables::value_from_successors`]; in a win/draw/loss slice, without
-/// the distance), and every successor must be covered.
-/// Progress goes to `progress`.
-pub fn verify<R: Rules>(
-    tables: &Tables,
-    threads: usize,
-    progress: &mut dyn Progress,
-) -> Verification {
-    let slices: Vec<&Arc<Slice>> = tables.slices().collect();
-    let total: u64 = slices.iter().map(|s| s.indexer.size()).sum();
-    progress.start(total);
-    let counts = [
-        AtomicU64::new(0),
-        AtomicU64::new(0),
-        AtomicU64::new(0),
-        AtomicU64::new(0),
-        AtomicU64::new(0),
-    ];
-    let mismatches = std::sync::Mutex::new(Vec::new());
-    for slice in slices {
-        progress.message(&slice.indexer.material().name());
-        let work = |index: u64, _: &mut MoveList| {
-            let position = slice.indexer.placement(index).position::<R>();
-            if !slice.captures_stored && position.has_capture() {
-                // Not stored: derived from the successors on lookup.
-                counts[4].fetch_add(1, Ordering::Relaxed);
-                return;
-            }
-            let Some(code) = tables.code_at(slice, index) else {
-                counts[3].fetch_add(1, Ordering::Relaxed);
-                let mut list = mismatches.lock().expect("no thread panics holding it");
-                if list.len() < 10 {
-                    list.push(format!(
-                        "{}: index {index} cannot be read",
-                        slice.indexer.material()
-                    ));
-                }
-                return;
-            };
-            let stored = slice.kind.value(code);
-            let which = match stored {
-                Value::Win(_) | Value::Won => 0,
-                Value::Draw => 1,
-                Value::Loss(_) | Value::Lost => 2,
-            };
-            counts[which].fetch_add(1, Ordering::Relaxed);
-            // A win/draw/loss slice is checked as such: the successors' value without its
-            // distance.
-            let expected = tables
-                .value_from_successors(&position)
-                .and_then(|value| slice.kind.code(value));
-            if expected != Some(code) {
-                counts[3].fetch_add(1, Ordering::Relaxed);
-                let mut list = mismatches.lock().expect("no thread panics holding it");
-                if list.len() < 10 {
-                    list.push(format!(
-                        "{} stored {stored}, successors give {:?}",
-                        crate::notation::fen::write_fen(&position),
-                        tables.value_from_successors(&position)
-                    ));
-                }
-            }
-        };
-        parallel(slice.indexer.size(), threads, &work);
-        progress.advance(slice.indexer.size());
-    }
-    progress.finish();
-    let [wins, draws, losses, bad, derived] = counts.map(|c| c.into_inner());
-    Verification {
-        positions: wins + draws + losses,
-        derived,
-        wins,
-        draws,
-        losses,
-        mismatches: mismatches
-            .into_inner()
-            .expect("no thread panics holding it"),
-        mismatch_count: bad,
-    }
 }

@@ -25,6 +25,7 @@ pub mod file;
 pub mod generate;
 pub mod lead;
 pub mod probe;
+pub mod verify;
 
 use crate::board::{Bitboard, Bits, Geometry};
 use crate::position::Position;

@@ -3,8 +3,9 @@
 use super::given_position;
 use crate::tools::egtb_convert::convert_wins;
 use clap::Subcommand;
-use damka::egtb::generate::{GenOptions, Progress, Solved, generate_bounded, verify};
+use damka::egtb::generate::{GenOptions, Progress, Solved, generate_bounded};
 use damka::egtb::probe::Tables;
+use damka::egtb::verify::{SliceCheck, VerifyOptions, verify_dir};
 use damka::egtb::{ValueKind, family, positions_with};
 use damka::rules::{Rules, Variant};
 use damka::with_variant;
@@ -45,7 +46,10 @@ pub enum EgtbCommand {
     },
     /// Check every stored value against its successors' values; exit 1 on any mismatch.
     ///
-    /// Example: damka egtb verify --variant english --dir egtb
+    /// Slices are checked a pair at a time and each result is recorded in the family's
+    /// folder (`verified`), so that `--resume` goes on after a stopped run.
+    ///
+    /// Example: damka egtb verify --variant english --dir egtb --resume
     Verify {
         /// The rule set.
         #[arg(long, short, default_value = "english", value_parser = crate::variant_arg::variant_parser(), ignore_case = true)]
@@ -56,6 +60,14 @@ pub enum EgtbCommand {
         /// Threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
+        /// Memory the check may use, in GB (default: 80% of the memory available when it
+        /// starts). Slices checked before are read from their files when holding them
+        /// would pass it.
+        #[arg(long, value_name = "GB", allow_negative_numbers = true)]
+        memory: Option<f64>,
+        /// Skip the slices an earlier run found clean, if their files are unchanged.
+        #[arg(long)]
+        resume: bool,
     },
     /// Print `win`, `draw` or `loss` for the side to move (and the distance in plies, and
     /// each move's value with --moves); exit 2 when the position is not covered.
@@ -247,9 +259,18 @@ pub fn run(command: EgtbCommand) -> i32 {
             variant,
             dir,
             threads,
-        } => match table_dir(dir, "verify") {
-            Ok(dir) => with_variant!(variant, R => run_verify::<R>(&dir, threads_or_all(threads))),
-            Err(code) => code,
+            memory,
+            resume,
+        } => match (table_dir(dir, "verify"), memory_bound(memory, "verify")) {
+            (Ok(dir), Ok(memory)) => {
+                let options = VerifyOptions {
+                    threads: threads_or_all(threads),
+                    memory,
+                    resume,
+                };
+                with_variant!(variant, R => run_verify::<R>(&dir, &options))
+            }
+            (Err(code), _) | (_, Err(code)) => code,
         },
         EgtbCommand::Probe {
             variant,
@@ -326,6 +347,19 @@ fn usable_memory() -> Option<u64> {
     available_memory().map(|bytes| bytes / 10 * 8)
 }
 
+/// The bytes `--memory GB` allows `damka egtb COMMAND`, by default [`usable_memory`]; exit
+/// code 2 after one line when it is not a number of GB.
+fn memory_bound(memory_gb: Option<f64>, command: &str) -> Result<Option<u64>, i32> {
+    match memory_gb {
+        Some(gb) if !(gb.is_finite() && gb >= 0.01) => {
+            eprintln!("damka egtb {command}: --memory must be a number of GB, at least 0.01");
+            Err(2)
+        }
+        Some(gb) => Ok(Some((gb * 1e9) as u64)),
+        None => Ok(usable_memory()),
+    }
+}
+
 fn run_gen<R: Rules>(
     dir: &Path,
     pieces: usize,
@@ -351,13 +385,9 @@ fn run_gen<R: Rules>(
         eprintln!("damka egtb gen: --wdl-from must be from 2 to --pieces ({pieces})");
         return 2;
     }
-    options.memory = match memory_gb {
-        Some(gb) if !(gb.is_finite() && gb >= 0.01) => {
-            eprintln!("damka egtb gen: --memory must be a number of GB, at least 0.01");
-            return 2;
-        }
-        Some(gb) => Some((gb * 1e9) as u64),
-        None => usable_memory(),
+    options.memory = match memory_bound(memory_gb, "gen") {
+        Ok(memory) => memory,
+        Err(code) => return code,
     };
     let mut progress = Bar::new(Some(
         ProgressStyle::with_template(
@@ -398,49 +428,64 @@ fn run_gen<R: Rules>(
     }
 }
 
-fn run_verify<R: Rules>(dir: &Path, threads: usize) -> i32 {
-    // Tables that fit in memory are loaded whole (the fastest check); larger ones are read
-    // on demand through a cache, a block at a time.
-    let positions: u64 = Tables::materials_in::<R>(dir)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|m| damka::egtb::Indexer::new::<R>(m).size())
-        .sum();
-    let room = usable_memory();
-    let (tables, errors) = if room.is_none_or(|room| positions <= room) {
-        Tables::open::<R>(dir)
-    } else {
-        println!(
-            "{positions} positions do not fit the memory available: reading them on demand (1 GB cache)"
-        );
-        Tables::open_on_demand::<R>(dir, 1 << 30)
+fn run_verify<R: Rules>(dir: &Path, options: &VerifyOptions) -> i32 {
+    let mut progress = Bar::new(None);
+    let bar = progress.bar.clone();
+    // Each slice's line as soon as it is checked, flushed (a long check shows its progress
+    // in a log too).
+    let mut print_slice = |check: &SliceCheck| {
+        bar.suspend(|| {
+            let mut out = std::io::stdout().lock();
+            let found = &check.found;
+            let _ = writeln!(
+                out,
+                "{}: {} positions, {} mismatches, {:.2} s{}",
+                check.material,
+                found.positions,
+                found.mismatch_count,
+                check.seconds,
+                if check.on_demand {
+                    " (read on demand: the pair does not fit the memory bound)"
+                } else {
+                    ""
+                }
+            );
+            let _ = out.flush();
+        });
     };
-    for error in &errors {
+    let result = match verify_dir::<R>(dir, options, &mut progress, &mut print_slice) {
+        Ok(result) => result,
+        Err(error) => {
+            eprintln!("damka egtb verify: {error}");
+            return 2;
+        }
+    };
+    for error in &result.errors {
         eprintln!("damka egtb verify: {error}");
     }
-    if tables.is_empty() {
-        eprintln!(
-            "damka egtb verify: no {} tables under {}",
-            R::VARIANT.name(),
-            dir.display()
-        );
-        return 2;
-    }
-    let result = verify::<R>(&tables, threads, &mut Bar::new(None));
-    for line in &result.mismatches {
+    let found = &result.found;
+    for line in &found.mismatches {
         println!("mismatch: {line}");
     }
+    let skipped = if result.skipped > 0 {
+        format!(
+            " ({} more skipped: found clean before, files unchanged)",
+            result.skipped
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "verified {} slices, {} stored positions ({} more with a capture pending derived): {} wins, {} draws, {} losses, {} mismatches",
-        tables.len(),
-        result.positions,
-        result.derived,
-        result.wins,
-        result.draws,
-        result.losses,
-        result.mismatch_count
+        "verified {} slices{skipped}, {} stored positions ({} more with a capture pending derived): {} wins, {} draws, {} losses, {} mismatches",
+        result.checked,
+        found.positions,
+        found.derived,
+        found.wins,
+        found.draws,
+        found.losses,
+        found.mismatch_count
     );
-    if result.mismatch_count == 0 && errors.is_empty() {
+    if found.mismatch_count == 0 && result.errors.is_empty() {
         0
     } else {
         1
@@ -646,6 +691,7 @@ fn print_status<R: Rules>(dir: &Path) {
     println!("{}:", R::VARIANT.name());
     let mut refused = Vec::new();
     let mut old = 0;
+    let clean = damka::egtb::verify::found_clean::<R>(dir);
     for pieces in 2..=most {
         let all: Vec<Material> = Material::all::<R>(pieces)
             .into_iter()
@@ -676,8 +722,14 @@ fn print_status<R: Rules>(dir: &Path) {
             n if n == slices => ", win/draw/loss".to_string(),
             n => format!(", {n} win/draw/loss"),
         };
+        let verified = all.iter().filter(|m| clean.contains(m)).count();
+        let verified = match verified {
+            0 => String::new(),
+            n if n == slices => ", verified".to_string(),
+            n => format!(", {n} verified"),
+        };
         println!(
-            "  {pieces} pieces: {slices} of {} slices ({complete}), {positions} positions, {bytes} bytes{kind}",
+            "  {pieces} pieces: {slices} of {} slices ({complete}), {positions} positions, {bytes} bytes{kind}{verified}",
             all.len()
         );
     }
