@@ -954,17 +954,19 @@ fn status_lists_what_a_directory_holds() {
     );
     assert!(!out.contains("international"), "{out}");
     assert!(!out.contains("parts solved"), "{out}");
-    // A generation stopped while solving that slice a part at a time left a checkpoint:
-    // one of 49 parts (each man 1 to 7 rows from its crowning row).
-    std::fs::write(
-        dir.join("english").join("wm1wk1bm1bk0.w1-b2.dist.part"),
-        b"",
-    )
-    .unwrap();
+    // A generation stopped while solving that slice a part at a time left a checkpoint
+    // named as docs/egtb.md says: the second of three parts. A checkpoint of an older
+    // build (parts by leads) is not counted.
+    for name in [
+        "wm1wk1bm1bk0.t12.p1-of-3.dist.part",
+        "wm1wk1bm1bk0.w1-b2.dist.part",
+    ] {
+        std::fs::write(dir.join("english").join(name), b"").unwrap();
+    }
     let (code, out, err) = damka(&["egtb", "status", "--dir", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("wm1wk1bm1bk0: 1 of 49 parts solved by an unfinished generation"),
+        out.contains("wm1wk1bm1bk0: 1 of 3 parts solved by an unfinished generation"),
         "{out}"
     );
     let (code, out, _) = damka(&["egtb", "status", "--dir", "/no/such/dir"]);

@@ -17,8 +17,8 @@
 //! slices whose files are present and valid and goes on with the rest.
 
 use super::file::{SliceFile, encode_blocks, slice_path, write_atomically};
-use super::lead::{Lead, LeadIndexer, LeadWalker, rows_mask};
 use super::probe::{Slice, Tables};
+use super::units::UnitParts;
 pub use super::verify::{Verification, verify};
 use super::{Indexer, Material, Placement, Value, ValueKind, Walker, bits_of, family, turned};
 use crate::board::{Bitboard, Dir, Geometry};
@@ -353,13 +353,17 @@ fn noted(decided: bool, pass: u8, entry: u64) -> u64 {
 /// The bits of [`noted`] above the placement and below the slot.
 const NOTED_BITS: u64 = 0x1ff << 48;
 
-/// The positions of a slice that one solve covers: all of them, or the part with given
-/// leads (see [`Lead`]).
-enum Part {
+/// The positions of a slice that one solve covers: all of them, or one part of the pair's
+/// [`UnitParts`].
+enum Part<'a> {
     /// The whole slice.
     Whole,
-    /// One part by leads.
-    Lead(LeadIndexer),
+    /// Part `part` of the pair's parts, in the pair's slice `slice` (0, or 1 for the twin).
+    Units {
+        parts: &'a UnitParts,
+        slice: usize,
+        part: usize,
+    },
 }
 
 /// One slice's share of a solve: its values (in memory, the whole slice's), the part of it
@@ -367,7 +371,7 @@ enum Part {
 /// value is not stored in the file).
 struct Slot<'a> {
     slice: &'a Slice,
-    part: Part,
+    part: Part<'a>,
     captures: &'a [AtomicU64],
 }
 
@@ -376,30 +380,36 @@ impl Slot<'_> {
     fn size(&self) -> u64 {
         match &self.part {
             Part::Whole => self.slice.indexer.size(),
-            Part::Lead(part) => part.size(),
+            Part::Units { parts, slice, part } => parts.size(*slice, *part),
         }
     }
 
     /// True when a placement of the slice lies in the part.
     #[inline]
-    fn contains<R: Rules>(&self, p: &Placement) -> bool {
+    fn contains(&self, p: &Placement) -> bool {
         match &self.part {
             Part::Whole => true,
-            Part::Lead(part) => Lead::of::<R>(p) == part.lead(),
+            Part::Units { parts, slice, part } => parts
+                .local(*slice, *part, self.slice.indexer.index(p))
+                .is_some(),
         }
     }
 
     /// The slice's index and the part's index of a placement of the slice, or `None` when
     /// it lies outside the part.
     #[inline]
-    fn locate<R: Rules>(&self, p: &Placement) -> Option<(usize, usize)> {
+    fn locate(&self, p: &Placement) -> Option<(usize, usize)> {
         match &self.part {
             Part::Whole => {
                 let index = self.slice.indexer.index(p) as usize;
                 Some((index, index))
             }
-            Part::Lead(part) => (Lead::of::<R>(p) == part.lead())
-                .then(|| (self.slice.indexer.index(p) as usize, part.index(p) as usize)),
+            Part::Units { parts, slice, part } => {
+                let index = self.slice.indexer.index(p);
+                parts
+                    .local(*slice, *part, index)
+                    .map(|local| (index as usize, local as usize))
+            }
         }
     }
 }
@@ -407,14 +417,34 @@ impl Slot<'_> {
 /// A walk over a part's placements in the part's index order.
 enum PartWalker<'a> {
     Whole(Walker<'a>),
-    Lead(LeadWalker<'a>, &'a Indexer),
+    Units {
+        walker: Walker<'a>,
+        indexer: &'a Indexer,
+        parts: &'a UnitParts,
+        slice: usize,
+        part: usize,
+        /// The part's index of the walk's placement, and its slice index.
+        local: u64,
+        index: u64,
+    },
 }
 
 impl<'a> PartWalker<'a> {
     fn new(slot: &'a Slot<'a>, start: u64) -> PartWalker<'a> {
-        match &slot.part {
+        match slot.part {
             Part::Whole => PartWalker::Whole(Walker::new(&slot.slice.indexer, start)),
-            Part::Lead(part) => PartWalker::Lead(LeadWalker::new(part, start), &slot.slice.indexer),
+            Part::Units { parts, slice, part } => {
+                let index = parts.whole(slice, part, start);
+                PartWalker::Units {
+                    walker: Walker::new(&slot.slice.indexer, index),
+                    indexer: &slot.slice.indexer,
+                    parts,
+                    slice,
+                    part,
+                    local: start,
+                    index,
+                }
+            }
         }
     }
 
@@ -422,16 +452,16 @@ impl<'a> PartWalker<'a> {
     fn placement(&self) -> &Placement {
         match self {
             PartWalker::Whole(walker) => walker.placement(),
-            PartWalker::Lead(walker, _) => walker.placement(),
+            PartWalker::Units { walker, .. } => walker.placement(),
         }
     }
 
-    /// The slice's index of the placement at the part's index `local`.
+    /// The slice's index of the placement at the part's index `local` (the walk's).
     #[inline(always)]
     fn whole_index(&self, local: u64) -> usize {
         match self {
             PartWalker::Whole(_) => local as usize,
-            PartWalker::Lead(walker, indexer) => indexer.index(walker.placement()) as usize,
+            PartWalker::Units { index, .. } => *index as usize,
         }
     }
 
@@ -439,7 +469,30 @@ impl<'a> PartWalker<'a> {
     fn advance(&mut self) -> bool {
         match self {
             PartWalker::Whole(walker) => walker.advance(),
-            PartWalker::Lead(walker, _) => walker.advance(),
+            PartWalker::Units {
+                walker,
+                indexer,
+                parts,
+                slice,
+                part,
+                local,
+                index,
+            } => {
+                if *local + 1 >= parts.size(*slice, *part) {
+                    return false;
+                }
+                *local += 1;
+                let next = parts.whole(*slice, *part, *local);
+                // The kings of a unit, and units that follow each other, are one colex
+                // step apart; a jump to a unit further on is unranked.
+                if next == *index + 1 {
+                    walker.advance();
+                } else {
+                    *walker = Walker::new(indexer, next);
+                }
+                *index = next;
+                true
+            }
         }
     }
 }
@@ -529,14 +582,14 @@ fn lean_pass(
     counts.iter().sum()
 }
 
-/// Solves one part: a slice and its twin (or their parts with mirrored leads), both
-/// already inserted in `tables` as slices in memory, every position outside the part that
-/// a move reaches already solved.
+/// Solves one part: a slice and its twin (or one part of their units, see [`UnitParts`]),
+/// both already inserted in `tables` as slices in memory, every position outside the part
+/// that a move reaches already solved.
 ///
 /// Retrograde analysis with counts: one pass over every position notes how many of its
-/// moves stay inside the part (quiet moves that promote nothing and keep the leads) and
+/// moves stay inside the part (quiet moves that promote nothing and land in the part) and
 /// what the moves that leave it are worth (captures and promotions, into slices solved
-/// before, and man moves that shorten a lead, into parts solved before). A position with a
+/// before, and man moves into units of parts solved before). A position with a
 /// capture pending has only such moves, so it is decided at once, as is one with no move
 /// (`Loss(0)`). Then pass `k` takes the positions decided in pass `k - 1` and walks their
 /// un-moves: after a `Loss(k - 1)` every undecided predecessor is `Win(k)`; after a
@@ -600,14 +653,11 @@ fn solve_part<R: Rules>(
         let state = &work[slot_number];
         let memory = codes[slot_number];
         let inside_part = &slots[twin(slot_number)];
-        // The men whose step forward shortens White's lead: those on the lead's row.
-        let lead_row = match &slot.part {
+        // The men whose step forward may leave the part: none of a whole slice; in a part,
+        // every man (a step changes the unit, which may lie in a part solved before).
+        let leaving_men = match &slot.part {
             Part::Whole => 0,
-            Part::Lead(part) if part.lead().white == 0 => 0,
-            Part::Lead(part) => {
-                let row = usize::from(part.lead().white);
-                bits_of::<G<R>>(rows_mask::<G<R>>(row, row))
-            }
+            Part::Units { .. } => bits_of::<G<R>>((1u64 << G::<R>::SQUARES) - 1),
         };
         let starts: Vec<u64> = (0..size).step_by(CHUNK as usize).collect();
         // A position decided now joins the list of its pass; a lean solve lists none, and
@@ -635,14 +685,13 @@ fn solve_part<R: Rules>(
                 if capture {
                     slot.captures[index / 64].fetch_or(1 << (index % 64), Ordering::Relaxed);
                 }
-                let leaders = men & lead_row;
-                let lead_kept = (G::<R>::step(leaders, Dir::UpLeft)
-                    | G::<R>::step(leaders, Dir::UpRight))
+                let leaving = men & leaving_men;
+                let men_stay = (G::<R>::step(leaving, Dir::UpLeft)
+                    | G::<R>::step(leaving, Dir::UpRight))
                     & empty
                     == 0;
-                if !capture && men & next_to_crown == 0 && lead_kept {
-                    // Quiet moves only, none crowning or shortening the lead: all stay in
-                    // the part.
+                if !capture && men & next_to_crown == 0 && men_stay {
+                    // Quiet moves only, none crowning or leaving the part: all stay in it.
                     let moves = (G::<R>::step(men, Dir::UpLeft) & empty).count_ones()
                         + (G::<R>::step(men, Dir::UpRight) & empty).count_ones()
                         + king_reach::<R>(kings, empty);
@@ -666,12 +715,12 @@ fn solve_part<R: Rules>(
                 let mut draw = false;
                 for mv in list.iter() {
                     let quiet = !mv.is_capture() && !mv.promotes;
-                    if quiet && lead_kept {
+                    if quiet && men_stay {
                         inside += 1;
                         continue;
                     }
                     let child = position.play(mv);
-                    if quiet && inside_part.contains::<R>(&Placement::of(&child)) {
+                    if quiet && inside_part.contains(&Placement::of(&child)) {
                         inside += 1;
                         continue;
                     }
@@ -784,9 +833,10 @@ fn solve_part<R: Rules>(
                     let (slot, child) = open(decided);
                     let parent = twin(slot);
                     for_each_predecessor::<R>(&child, |placement| {
-                        // A predecessor outside the part (a lead longer than the part's) is
-                        // solved later, with this position among its known successors.
-                        if let Some((index, local)) = slots[parent].locate::<R>(placement) {
+                        // A predecessor outside the part (its men further from their
+                        // crowning rows) is solved later, with this position among its
+                        // known successors.
+                        if let Some((index, local)) = slots[parent].locate(placement) {
                             found.push((index, local, list_entry(parent, placement)));
                         }
                     });
@@ -839,7 +889,7 @@ fn solve_part<R: Rules>(
             let check = |&scheduled: &u64, _: &mut MoveList, out: &mut Vec<u64>| {
                 let (slot, placement) = open(scheduled);
                 let (index, local) = slots[slot]
-                    .locate::<R>(&placement)
+                    .locate(&placement)
                     .expect("a scheduled position lies in its part");
                 if win || work[slot].remaining[local].load(Ordering::Relaxed) == 0 {
                     decide(slot, index, &placement, out);
@@ -912,7 +962,7 @@ pub struct GenOptions {
     pub wdl_from: Option<usize>,
     /// Bytes of memory the run may use, or `None` for no bound (every slice held in
     /// memory, each pair solved whole). With a bound, a pair too large to solve whole is
-    /// solved a part at a time (see [`Lead`]), and slices solved before are read from
+    /// solved a part at a time (see [`UnitParts`]), and slices solved before are read from
     /// their files through a block cache when holding them would pass the bound.
     pub memory: Option<u64>,
     /// For tests: end with an error after this many parts are solved, as a killed run
@@ -941,8 +991,10 @@ enum Solve {
     Whole,
     /// Whole without lists ([`is_lean`]; pairs without men).
     Lean,
-    /// A part at a time by the leads of the men.
-    Parts,
+    /// A part at a time ([`UnitParts`]), each part of at most this many positions (a power
+    /// of two, so that a run under a slightly different bound makes the same parts and
+    /// resumes from their checkpoints).
+    Parts(u64),
 }
 
 /// How a memory bound is shared out: the block cache, and the memory each pair needs.
@@ -951,42 +1003,29 @@ struct MemoryPlan {
     cache: u64,
 }
 
-/// One pair's sizes: its positions, its largest slice, and its largest part's positions
-/// (both slots).
+/// One pair's sizes: its positions, its largest slice, and what its parts need.
 struct PairSizes {
-    /// No men: never solved a part at a time (its only part is the whole pair), but lean
+    /// No men: never solved a part at a time (its only unit is the whole pair), but lean
     /// when it does not fit whole.
     menless: bool,
     positions: u64,
     largest_slice: u64,
-    largest_part: u64,
+    /// Positions of the smallest part: a unit with its twin.
+    least_part: u64,
+    /// Bytes of the tables of its parts ([`UnitParts::bytes`]).
+    part_tables: u64,
 }
 
 impl PairSizes {
     fn of<R: Rules>(pair: &[Material]) -> PairSizes {
         let sizes: Vec<u64> = pair.iter().map(|&m| Indexer::new::<R>(m).size()).collect();
-        let largest_part = Lead::all::<R>(pair[0])
-            .into_iter()
-            .map(|lead| {
-                let first = LeadIndexer::new::<R>(pair[0], lead).size();
-                let twin = pair.get(1).map_or_else(
-                    || LeadIndexer::new::<R>(pair[0], lead.flipped()).size(),
-                    |&twin| LeadIndexer::new::<R>(twin, lead.flipped()).size(),
-                );
-                first
-                    + if lead == lead.flipped() && pair.len() == 1 {
-                        0
-                    } else {
-                        twin
-                    }
-            })
-            .max()
-            .unwrap_or(0);
+        let positions = sizes.iter().sum();
         PairSizes {
             menless: pair[0].men() == 0,
-            positions: sizes.iter().sum(),
+            positions,
             largest_slice: sizes.iter().copied().max().unwrap_or(0),
-            largest_part,
+            least_part: (2 * Indexer::new::<R>(pair[0]).unit_size()).min(positions),
+            part_tables: UnitParts::bytes::<R>(pair),
         }
     }
 
@@ -1006,10 +1045,16 @@ impl PairSizes {
         2 * self.largest_slice
     }
 
-    /// Bytes to solve it a part at a time: every value and capture bit of the pair, and
-    /// the working state of its largest part.
-    fn split(&self) -> u64 {
-        self.positions + self.positions / 8 + self.largest_part * PART_BYTES + self.file_image()
+    /// Bytes to solve it a part at a time, whatever the parts: every value and capture bit
+    /// of the pair, the file image and the tables of the parts.
+    fn split_base(&self) -> u64 {
+        self.positions + self.positions / 8 + self.file_image() + self.part_tables
+    }
+
+    /// Bytes to solve it in parts of at most `target` positions: [`PairSizes::split_base`]
+    /// and the working state of the largest part.
+    fn split(&self, target: u64) -> u64 {
+        self.split_base() + target.max(self.least_part).min(self.positions) * PART_BYTES
     }
 }
 
@@ -1021,8 +1066,8 @@ impl MemoryPlan {
         }
     }
 
-    /// How the pair is solved, and the bytes it needs; an error when even its largest part
-    /// (or, without men, its lean solve) does not fit the bound.
+    /// How the pair is solved, and the bytes it needs; an error when even its smallest
+    /// parts (or, without men, its lean solve) do not fit the bound.
     fn for_pair(&self, pair: &[Material], sizes: &PairSizes) -> Result<(Solve, u64), String> {
         let room = self.budget.saturating_sub(self.cache);
         if sizes.whole() <= room {
@@ -1031,14 +1076,19 @@ impl MemoryPlan {
         if sizes.menless && sizes.lean() <= room {
             return Ok((Solve::Lean, sizes.lean()));
         }
-        if !sizes.menless && sizes.split() <= room {
-            return Ok((Solve::Parts, sizes.split()));
+        if !sizes.menless {
+            // The largest parts that fit, rounded down to a power of two.
+            let fit = room.saturating_sub(sizes.split_base()) / PART_BYTES;
+            if fit >= sizes.least_part {
+                let target = 1u64 << (63 - fit.leading_zeros());
+                return Ok((Solve::Parts(target), sizes.split(target)));
+            }
         }
         let gb = |bytes: u64| bytes as f64 / 1e9;
         let (least, how) = if sizes.menless {
             (sizes.lean(), "solved lean (it has no men to split it by)")
         } else {
-            (sizes.split(), "even a part at a time")
+            (sizes.split(sizes.least_part), "even a part at a time")
         };
         Err(format!(
             "slice {} needs about {:.2} GB {how} (and {:.2} GB of cache); the memory bound is {:.2} GB",
@@ -1093,18 +1143,43 @@ pub(super) fn evict<R: Rules>(
 }
 
 /// The checkpoint file of one slice's part: its values as solved (raw codes, the capture
-/// positions' included) in the part's index order, in the slice file format.
-fn part_path(dir: &Path, family: &str, material: Material, lead: Lead, kind: ValueKind) -> PathBuf {
+/// positions' included) in the part's index order, in the slice file format, named by
+/// [`part_label`].
+fn part_path(
+    dir: &Path,
+    family: &str,
+    material: Material,
+    label: &str,
+    kind: ValueKind,
+) -> PathBuf {
     let kind = match kind {
         ValueKind::Distance => "dist",
         ValueKind::WinDrawLoss => "wdl",
     };
-    dir.join(family).join(format!(
-        "{}.w{}-b{}.{kind}.part",
-        material.name(),
-        lead.white,
-        lead.black
-    ))
+    dir.join(family)
+        .join(format!("{}.{label}.{kind}.part", material.name()))
+}
+
+/// What names a part among a pair's checkpoints: the power of two of the parts' size
+/// bound, the part's number and how many there are (`t20.p3-of-40`), so that a run that
+/// cuts the pair otherwise finds none of its own.
+fn part_label(target: u64, part: usize, parts: usize) -> String {
+    format!("t{}.p{part}-of-{parts}", target.trailing_zeros())
+}
+
+/// Removes every part checkpoint of a slice (any run's).
+fn remove_checkpoints(dir: &Path, family: &str, material: Material) {
+    let prefix = format!("{}.", material.name());
+    let Ok(entries) = std::fs::read_dir(dir.join(family)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(&prefix) && name.ends_with(".part") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The part checkpoints of one slice that an unfinished generation left (see
@@ -1116,12 +1191,13 @@ pub struct Checkpoints {
     pub material: Material,
     /// Parts with a checkpoint file.
     pub saved: usize,
-    /// Parts of the slice (leads that some position has).
+    /// Parts the slice's pair was cut into.
     pub parts: usize,
 }
 
 /// The part checkpoints under `dir` for `R`'s family, slice by slice in generation order
-/// (an empty list when there are none or the directory cannot be read).
+/// (an empty list when there are none or the directory cannot be read). Names that are not
+/// [`part_label`]'s (an older build's) are left out.
 pub fn checkpoints<R: Rules>(dir: &Path) -> Vec<Checkpoints> {
     let Some(family) = family(R::VARIANT) else {
         return Vec::new();
@@ -1130,34 +1206,40 @@ pub fn checkpoints<R: Rules>(dir: &Path) -> Vec<Checkpoints> {
         return Vec::new();
     };
     let known = Material::all::<R>(super::MAX_PIECES);
-    let mut saved: std::collections::BTreeMap<(usize, usize, Material), usize> =
+    let mut saved: std::collections::BTreeMap<(usize, usize, Material), (usize, usize)> =
         std::collections::BTreeMap::new();
     for entry in entries.flatten() {
         let Ok(name) = entry.file_name().into_string() else {
             continue;
         };
-        // SLICE.wA-bB.KIND.part, as `part_path` names them.
+        // SLICE.tT.pP-of-N.KIND.part, as `part_path` names them.
         let Some(stem) = name.strip_suffix(".part") else {
             continue;
         };
-        let Some(material) = stem.split('.').next().and_then(Material::parse) else {
+        let fields: Vec<&str> = stem.split('.').collect();
+        let [slice, _, part, _] = fields[..] else {
+            continue;
+        };
+        let (Some(material), Some(parts)) = (
+            Material::parse(slice),
+            part.split_once("-of-")
+                .and_then(|(_, parts)| parts.parse::<usize>().ok()),
+        ) else {
             continue;
         };
         if known.contains(&material) {
-            *saved
+            let entry = saved
                 .entry((material.total(), material.men(), material))
-                .or_default() += 1;
+                .or_default();
+            *entry = (entry.0 + 1, parts);
         }
     }
     saved
         .into_iter()
-        .map(|((_, _, material), saved)| Checkpoints {
+        .map(|((_, _, material), (saved, parts))| Checkpoints {
             material,
             saved,
-            parts: Lead::all::<R>(material)
-                .into_iter()
-                .filter(|&lead| LeadIndexer::new::<R>(material, lead).size() > 0)
-                .count(),
+            parts,
         })
         .collect()
 }
@@ -1168,32 +1250,33 @@ fn save_part<R: Rules>(
     family: &str,
     slots: &[Slot],
     kind: ValueKind,
+    label: &str,
 ) -> Result<(), String> {
     for slot in slots {
-        let Part::Lead(part) = &slot.part else {
+        if matches!(slot.part, Part::Whole) {
             continue;
-        };
-        let material = part.material();
+        }
+        let material = slot.slice.indexer.material();
         let memory = slot.slice.memory();
-        let mut walker = LeadWalker::new(part, 0);
+        let mut walker = PartWalker::new(slot, 0);
         let mut started = false;
         let bytes = encode_blocks(
             R::VARIANT,
             material,
-            part.size(),
+            slot.size(),
             ValueKind::Distance,
             |range, out| {
-                for _ in range {
+                for local in range {
                     if started {
                         walker.advance();
                     }
                     started = true;
-                    let index = slot.slice.indexer.index(walker.placement()) as usize;
+                    let index = walker.whole_index(local as u64);
                     out.push(memory[index].load(Ordering::Relaxed));
                 }
             },
         );
-        let path = part_path(dir, family, material, part.lead(), kind);
+        let path = part_path(dir, family, material, label, kind);
         write_atomically(&path, &bytes)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
@@ -1202,14 +1285,18 @@ fn save_part<R: Rules>(
 
 /// Restores a solved part from its checkpoints (values and capture bits); false when a
 /// slot has no valid checkpoint (the part is solved again).
-fn restore_part<R: Rules>(dir: &Path, family: &str, slots: &[Slot], kind: ValueKind) -> bool {
+fn restore_part<R: Rules>(
+    dir: &Path,
+    family: &str,
+    slots: &[Slot],
+    kind: ValueKind,
+    label: &str,
+) -> bool {
     let mut all = Vec::new();
     for slot in slots {
-        let Part::Lead(part) = &slot.part else {
-            return false;
-        };
-        let path = part_path(dir, family, part.material(), part.lead(), kind);
-        let Ok(file) = SliceFile::open(&path, R::VARIANT, part.material(), part.size()) else {
+        let material = slot.slice.indexer.material();
+        let path = part_path(dir, family, material, label, kind);
+        let Ok(file) = SliceFile::open(&path, R::VARIANT, material, slot.size()) else {
             return false;
         };
         let Ok(values) = file.decode_all(&path) else {
@@ -1218,17 +1305,14 @@ fn restore_part<R: Rules>(dir: &Path, family: &str, slots: &[Slot], kind: ValueK
         all.push(values);
     }
     for (slot, values) in slots.iter().zip(all) {
-        let Part::Lead(part) = &slot.part else {
-            continue;
-        };
         let memory = slot.slice.memory();
-        let mut walker = LeadWalker::new(part, 0);
+        let mut walker = PartWalker::new(slot, 0);
         for (local, &code) in values.iter().enumerate() {
             if local > 0 {
                 walker.advance();
             }
             let p = walker.placement();
-            let index = slot.slice.indexer.index(p) as usize;
+            let index = walker.whole_index(local as u64);
             memory[index].store(code, Ordering::Relaxed);
             let (men, kings, them, their_kings, empty) = bitboards::<R>(p);
             if first_jump::<R>(men, kings, them, their_kings, empty, true) {
@@ -1320,10 +1404,11 @@ pub fn generate_bounded<R: Rules>(
         let (solve, need) = needs[number];
         let solve = match (options.force_parts, pair[0].men()) {
             (true, 0) => Solve::Lean,
-            (true, _) => Solve::Parts,
+            // About sixteen parts, whatever the bound.
+            (true, _) => Solve::Parts((size / 16).max(1).next_power_of_two()),
             (false, _) => solve,
         };
-        let split = solve == Solve::Parts;
+        let split = matches!(solve, Solve::Parts(_));
         report.lean += usize::from(solve == Solve::Lean);
         if let Some(plan) = &plan {
             evict::<R>(&mut tables, dir, plan.budget - plan.cache - need, pair)?;
@@ -1353,30 +1438,23 @@ pub fn generate_bounded<R: Rules>(
                     .collect()
             })
             .collect();
-        if split {
-            for lead in Lead::all::<R>(pair[0]) {
-                let mirrored = lead.flipped();
-                if pair.len() == 1 && mirrored < lead {
-                    // The same part as the mirrored leads', solved already.
-                    continue;
-                }
-                let mut slots = vec![Slot {
-                    slice: slices[0],
-                    part: Part::Lead(LeadIndexer::new::<R>(pair[0], lead)),
-                    captures: &captures[0],
-                }];
-                if pair.len() == 2 || mirrored != lead {
-                    let other = pair.len() - 1;
-                    slots.push(Slot {
-                        slice: slices[other],
-                        part: Part::Lead(LeadIndexer::new::<R>(pair[other], mirrored)),
-                        captures: &captures[other],
-                    });
-                }
-                if slots.iter().all(|slot| slot.size() == 0) {
-                    continue;
-                }
-                if restore_part::<R>(dir, family, &slots, kind) {
+        if let Solve::Parts(target) = solve {
+            progress.message(&format!("{} parts", pair[0]));
+            let parts = UnitParts::new::<R>(pair, target);
+            for part in 0..parts.parts() {
+                let slots: Vec<Slot> = (0..pair.len())
+                    .map(|slice| Slot {
+                        slice: slices[slice],
+                        part: Part::Units {
+                            parts: &parts,
+                            slice,
+                            part,
+                        },
+                        captures: &captures[slice],
+                    })
+                    .collect();
+                let label = part_label(target, part, parts.parts());
+                if restore_part::<R>(dir, family, &slots, kind, &label) {
                     continue;
                 }
                 if options
@@ -1385,9 +1463,9 @@ pub fn generate_bounded<R: Rules>(
                 {
                     return Err(format!("stopped after {parts_solved} parts, as asked"));
                 }
-                let name = format!("{} part w{} b{}", pair[0], lead.white, lead.black);
+                let name = format!("{} part {} of {}", pair[0], part + 1, parts.parts());
                 solve_part::<R>(&tables, &slots, kind, false, threads, progress, &name)?;
-                save_part::<R>(dir, family, &slots, kind)?;
+                save_part::<R>(dir, family, &slots, kind, &label)?;
                 parts_solved += 1;
             }
         } else {
@@ -1437,9 +1515,7 @@ pub fn generate_bounded<R: Rules>(
         }
         if split {
             for &m in pair {
-                for lead in Lead::all::<R>(m) {
-                    let _ = std::fs::remove_file(part_path(dir, family, m, lead, kind));
-                }
+                remove_checkpoints(dir, family, m);
             }
         }
         progress.advance(size);

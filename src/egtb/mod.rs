@@ -23,8 +23,8 @@
 pub mod cache;
 pub mod file;
 pub mod generate;
-pub mod lead;
 pub mod probe;
+pub mod units;
 pub mod verify;
 
 use crate::board::{Bitboard, Bits, Geometry};
@@ -650,6 +650,13 @@ impl Indexer {
     /// Positions in the slice (legal placements, White to move).
     pub fn size(&self) -> u64 {
         self.size
+    }
+
+    /// Positions that share one placement of the men (the placements of the kings on the
+    /// squares the men leave): consecutive indexes, the men's placement being the index
+    /// divided by this.
+    pub fn unit_size(&self) -> u64 {
+        self.blocks.kings_factor
     }
 
     /// The index of a placement of this slice.
