@@ -205,34 +205,62 @@ pub fn encode_blocks(
     material: Material,
     positions: u64,
     kind: ValueKind,
-    mut fill: impl FnMut(std::ops::Range<usize>, &mut Vec<u8>),
+    fill: impl FnMut(std::ops::Range<usize>, &mut Vec<u8>),
 ) -> Vec<u8> {
-    let positions = positions as usize;
-    let blocks = positions.div_ceil(BLOCK);
     // The header and the block index come first; their size is known, so the blocks are
     // coded straight after them into the one image and the index is filled in at the end.
+    let mut file = vec![0u8; data_start(positions)];
+    let head = code_blocks(variant, material, positions, kind, fill, |bytes| {
+        file.extend_from_slice(bytes);
+        Ok(())
+    })
+    .expect("a vector takes every byte");
+    file[..head.len()].copy_from_slice(&head);
+    let sum = checksum(&file);
+    file[32..40].copy_from_slice(&sum.to_le_bytes());
+    file
+}
+
+/// Where the blocks of a file of `positions` values start: after the header, the block
+/// offsets and the block checksums.
+fn data_start(positions: u64) -> usize {
+    let blocks = (positions as usize).div_ceil(BLOCK);
+    HEADER + (blocks + 1) * 8 + blocks * 4
+}
+
+/// Codes the values `fill` gives a block at a time, handing each block's bytes to `put` as
+/// soon as it is coded; returns what comes before the blocks (header, block offsets, block
+/// checksums), with the whole-file checksum left 0 for the caller, who has every byte.
+fn code_blocks(
+    variant: Variant,
+    material: Material,
+    positions: u64,
+    kind: ValueKind,
+    mut fill: impl FnMut(std::ops::Range<usize>, &mut Vec<u8>),
+    mut put: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<Vec<u8>> {
+    let count = positions as usize;
+    let blocks = count.div_ceil(BLOCK);
     let index_start = HEADER;
     let sums_start = index_start + (blocks + 1) * 8;
-    let data_start = sums_start + blocks * 4;
-    let mut file = vec![0u8; data_start];
+    let mut head = vec![0u8; data_start(positions)];
     let mut chunk = Vec::with_capacity(BLOCK);
+    let mut coded = Vec::with_capacity(BLOCK);
     let mut highest = 0u8;
+    let mut offset = 0u64;
     for block in 0..blocks {
         chunk.clear();
-        fill(
-            block * BLOCK..((block + 1) * BLOCK).min(positions),
-            &mut chunk,
-        );
+        fill(block * BLOCK..((block + 1) * BLOCK).min(count), &mut chunk);
         highest = highest.max(chunk.iter().copied().max().unwrap_or(0));
-        let start = file.len();
-        encode_block(&chunk, &mut file);
-        let offset = (start - data_start) as u64;
-        file[index_start + block * 8..][..8].copy_from_slice(&offset.to_le_bytes());
-        let sum = block_checksum(&file[start..]);
-        file[sums_start + block * 4..][..4].copy_from_slice(&sum.to_le_bytes());
+        coded.clear();
+        encode_block(&chunk, &mut coded);
+        head[index_start + block * 8..][..8].copy_from_slice(&offset.to_le_bytes());
+        let sum = block_checksum(&coded);
+        head[sums_start + block * 4..][..4].copy_from_slice(&sum.to_le_bytes());
+        put(&coded)?;
+        offset += coded.len() as u64;
     }
-    let end = (file.len() - data_start) as u64;
-    file[index_start + blocks * 8..][..8].copy_from_slice(&end.to_le_bytes());
+    head[index_start + blocks * 8..][..8].copy_from_slice(&offset.to_le_bytes());
     let longest = match kind {
         ValueKind::Distance => u16::from(highest).saturating_sub(1),
         ValueKind::WinDrawLoss => 0,
@@ -241,28 +269,78 @@ pub fn encode_blocks(
         ValueKind::Distance => (VERSION, 0),
         ValueKind::WinDrawLoss => (VERSION_WDL, 1),
     };
-    let mut head = Vec::with_capacity(HEADER);
-    head.extend_from_slice(MAGIC);
-    head.extend_from_slice(&version.to_le_bytes());
-    head.push(variant_code(variant));
-    head.extend_from_slice(&[
+    let mut fields = Vec::with_capacity(HEADER);
+    fields.extend_from_slice(MAGIC);
+    fields.extend_from_slice(&version.to_le_bytes());
+    fields.push(variant_code(variant));
+    fields.extend_from_slice(&[
         material.white_men,
         material.white_kings,
         material.black_men,
         material.black_kings,
         kind_code,
     ]);
-    head.extend_from_slice(&(positions as u64).to_le_bytes());
-    head.extend_from_slice(&(BLOCK as u32).to_le_bytes());
-    head.extend_from_slice(&(blocks as u32).to_le_bytes());
-    head.extend_from_slice(&0u64.to_le_bytes());
-    head.extend_from_slice(&longest.to_le_bytes());
-    head.extend_from_slice(&[0; 6]);
-    debug_assert_eq!(head.len(), HEADER);
-    file[..HEADER].copy_from_slice(&head);
-    let sum = checksum(&file);
-    file[32..40].copy_from_slice(&sum.to_le_bytes());
-    file
+    fields.extend_from_slice(&positions.to_le_bytes());
+    fields.extend_from_slice(&(BLOCK as u32).to_le_bytes());
+    fields.extend_from_slice(&(blocks as u32).to_le_bytes());
+    fields.extend_from_slice(&0u64.to_le_bytes());
+    fields.extend_from_slice(&longest.to_le_bytes());
+    fields.extend_from_slice(&[0; 6]);
+    debug_assert_eq!(fields.len(), HEADER);
+    head[..HEADER].copy_from_slice(&fields);
+    Ok(head)
+}
+
+/// [`encode_blocks`] written to `path` as it is coded, atomically (as
+/// [`write_atomically`]): the process holds the block index and one block, not the file,
+/// whose blocks are read back once from the page cache for the whole-file checksum.
+/// Returns the file's size.
+pub fn write_blocks_atomically(
+    path: &Path,
+    variant: Variant,
+    material: Material,
+    positions: u64,
+    kind: ValueKind,
+    fill: impl FnMut(std::ops::Range<usize>, &mut Vec<u8>),
+) -> std::io::Result<u64> {
+    use std::io::{Read, Seek, SeekFrom};
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let temp = path.with_extension(format!("tmp{}", std::process::id()));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&temp)?;
+    let start = data_start(positions);
+    let mut writer = std::io::BufWriter::with_capacity(1 << 16, file);
+    writer.write_all(&vec![0u8; start])?;
+    let head = code_blocks(variant, material, positions, kind, fill, |bytes| {
+        writer.write_all(bytes)
+    })?;
+    let mut file = writer.into_inner().map_err(|e| e.into_error())?;
+    let size = file.stream_position()?;
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(&head)?;
+    // The checksum covers every byte but its own, in file order: the blocks come after
+    // the index, which was known only once they were coded.
+    let mut sum = fnv1a(fnv1a(FNV_OFFSET, &head[..32]), &head[40..]);
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        let read = file.read(&mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        sum = fnv1a(sum, &buffer[..read]);
+    }
+    file.seek(SeekFrom::Start(32))?;
+    file.write_all(&sum.to_le_bytes())?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&temp, path)?;
+    Ok(size)
 }
 
 /// The whole-file checksum a slice file's header holds (offset 32; what
@@ -672,6 +750,35 @@ mod tests {
             .collect();
         let count = values.len() as u64;
         (values, Material::new(0, 1, 0, 2), count)
+    }
+
+    /// A file written as it is coded is the file coded in memory, byte for byte, for both
+    /// kinds of values, and it parses.
+    #[test]
+    fn files_written_as_coded_equal_files_coded_in_memory() {
+        let (values, m, n) = sample();
+        let dir = std::env::temp_dir().join(format!("damka-stream-{}", std::process::id()));
+        for kind in [ValueKind::Distance, ValueKind::WinDrawLoss] {
+            let values: Vec<u8> = match kind {
+                ValueKind::Distance => values.clone(),
+                ValueKind::WinDrawLoss => values.iter().map(|&v| ValueKind::wdl_code(v)).collect(),
+            };
+            let path = dir.join("x.dtm");
+            let size =
+                write_blocks_atomically(&path, Variant::English, m, n, kind, |range, out| {
+                    out.extend_from_slice(&values[range]);
+                })
+                .expect("written");
+            let written = std::fs::read(&path).unwrap();
+            assert_eq!(size, written.len() as u64);
+            assert!(
+                written == encode(Variant::English, m, &values, kind),
+                "{kind:?}"
+            );
+            let file = SliceFile::parse(&path, written, Variant::English, m, n).expect("valid");
+            assert_eq!(file.decode_all(&path).unwrap(), values);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -16,7 +16,7 @@
 //! A pair is written to disk (atomically) as soon as it is solved; a later run loads the
 //! slices whose files are present and valid and goes on with the rest.
 
-use super::file::{SliceFile, encode_blocks, slice_path, write_atomically};
+use super::file::{SliceFile, slice_path, write_blocks_atomically};
 use super::probe::{Slice, Tables};
 use super::units::UnitParts;
 pub use super::verify::{Verification, verify};
@@ -1039,10 +1039,11 @@ impl PairSizes {
         self.positions * LEAN_BYTES + self.file_image()
     }
 
-    /// Bytes of the file image of the largest slice while it is coded: at most a byte a
-    /// position, in a buffer that may be up to twice its length as it grows.
+    /// Bytes the largest slice's file takes while it is coded and written: its block
+    /// index (12 bytes a block), and the buffers of the writing and of the checksum's
+    /// reading back (64 KB each).
     fn file_image(&self) -> u64 {
-        2 * self.largest_slice
+        self.largest_slice.div_ceil(4096) * 12 + (1 << 18)
     }
 
     /// Bytes to solve it a part at a time, whatever the parts: every value and capture bit
@@ -1260,7 +1261,9 @@ fn save_part<R: Rules>(
         let memory = slot.slice.memory();
         let mut walker = PartWalker::new(slot, 0);
         let mut started = false;
-        let bytes = encode_blocks(
+        let path = part_path(dir, family, material, label, kind);
+        write_blocks_atomically(
+            &path,
             R::VARIANT,
             material,
             slot.size(),
@@ -1275,10 +1278,8 @@ fn save_part<R: Rules>(
                     out.push(memory[index].load(Ordering::Relaxed));
                 }
             },
-        );
-        let path = part_path(dir, family, material, label, kind);
-        write_atomically(&path, &bytes)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        )
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
 }
@@ -1493,7 +1494,9 @@ pub fn generate_bounded<R: Rules>(
             // too, where later slices read it as a successor (the solver counted plies to
             // the conversion).
             let mut previous = 0u8;
-            let bytes = encode_blocks(R::VARIANT, m, slice.indexer.size(), kind, |range, out| {
+            let path = slice_path(dir, family, m);
+            let size = slice.indexer.size();
+            let bytes = write_blocks_atomically(&path, R::VARIANT, m, size, kind, |range, out| {
                 for index in range {
                     let mut code = memory[index].load(Ordering::Relaxed);
                     if kind == ValueKind::WinDrawLoss {
@@ -1505,11 +1508,9 @@ pub fn generate_bounded<R: Rules>(
                     }
                     out.push(previous);
                 }
-            });
-            let path = slice_path(dir, family, m);
-            write_atomically(&path, &bytes)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            let line = (m, slice.indexer.size(), seconds, bytes.len());
+            })
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            let line = (m, size, seconds, bytes as usize);
             on_solved(&line);
             report.solved.push(line);
         }

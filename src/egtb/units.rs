@@ -180,15 +180,15 @@ impl UnitParts {
         u64::from(unit) * self.unit_size + local % self.unit_size
     }
 
-    /// Bytes the tables of the parts of a pair take (see [`UnitParts::new`]): three 4-byte
-    /// entries a unit of each slice.
+    /// Bytes the tables of the parts of a pair take at most (see [`UnitParts::new`]): three
+    /// 4-byte entries a unit of each slice, and 8 bytes a unit of the first slice while its
+    /// units are sorted.
     pub fn bytes<R: Rules>(pair: &[Material]) -> u64 {
-        pair.iter()
-            .map(|&m| {
-                let ix = Indexer::new::<R>(m);
-                ix.size() / ix.unit_size() * 12
-            })
-            .sum()
+        let units = |m: Material| {
+            let ix = Indexer::new::<R>(m);
+            ix.size() / ix.unit_size()
+        };
+        pair.iter().map(|&m| units(m) * 12).sum::<u64>() + units(pair[0]) * 8
     }
 }
 
