@@ -1324,6 +1324,27 @@ fn restore_part<R: Rules>(
     true
 }
 
+/// The slices in pairs, each with its colour-reversed twin when it is among them, in the
+/// order of `materials` (fewer pieces, then fewer men first: a capture or a promotion leads
+/// to a pair before).
+pub(super) fn pairs_of(materials: &[Material]) -> Vec<Vec<Material>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut pairs = Vec::new();
+    for &material in materials {
+        if !seen.insert(material) {
+            continue;
+        }
+        let twin = material.flipped();
+        if twin != material && materials.contains(&twin) {
+            seen.insert(twin);
+            pairs.push(vec![material, twin]);
+        } else {
+            pairs.push(vec![material]);
+        }
+    }
+    pairs
+}
+
 /// [`generate_with`] under the bounds of `options`.
 pub fn generate_bounded<R: Rules>(
     dir: &Path,
@@ -1337,19 +1358,7 @@ pub fn generate_bounded<R: Rules>(
     let threads = options.threads.max(1);
     let started = Instant::now();
     let materials = Material::all::<R>(max_pieces);
-    let mut pairs: Vec<Vec<Material>> = Vec::new();
-    let mut done = std::collections::HashSet::new();
-    for &material in &materials {
-        if done.insert(material) {
-            let twin = material.flipped();
-            done.insert(twin);
-            pairs.push(if twin == material {
-                vec![material]
-            } else {
-                vec![material, twin]
-            });
-        }
-    }
+    let pairs = pairs_of(&materials);
     let plan = options.memory.map(MemoryPlan::new);
     // Every pair's need is known before the first is solved: a bound too small fails now,
     // not hours into the run.

@@ -9,7 +9,9 @@
 //! run that is stopped goes on where it was (`damka egtb verify --resume`).
 
 use super::file::{slice_path, stored_checksum};
-use super::generate::{Progress, cache_within, evict, fill_captures, parallel, resident_bytes};
+use super::generate::{
+    Progress, cache_within, evict, fill_captures, pairs_of, parallel, resident_bytes,
+};
 use super::probe::{Slice, Tables};
 use super::{Indexer, Material, Value, family};
 use crate::movegen::MoveList;
@@ -328,27 +330,6 @@ pub fn found_clean<R: Rules>(dir: &Path) -> HashSet<Material> {
         })
         .map(|(material, _)| material)
         .collect()
-}
-
-/// The slices in pairs, each with its colour-reversed twin when it is among them, in the
-/// order of `materials` (fewer pieces, then fewer men first: a capture or a promotion leads
-/// to a pair before).
-fn pairs_of(materials: &[Material]) -> Vec<Vec<Material>> {
-    let mut seen = HashSet::new();
-    let mut pairs = Vec::new();
-    for &material in materials {
-        if !seen.insert(material) {
-            continue;
-        }
-        let twin = material.flipped();
-        if twin != material && materials.contains(&twin) {
-            seen.insert(twin);
-            pairs.push(vec![material, twin]);
-        } else {
-            pairs.push(vec![material]);
-        }
-    }
-    pairs
 }
 
 /// The checksums of the slices the record names as clean (their last line).
