@@ -34,6 +34,17 @@ const PROBCUT_MARGIN_PER_PLY: i32 = 5;
 /// exact lines (and endgame tables cover the smallest), where a reduced move can hide the
 /// shortest win; a search to depth `n` there still sees every line of `n` plies.
 const SELECTIVE_MIN_PIECES: u32 = 8;
+/// Singular extensions from this depth on (see [`Searcher::singular_beta`]).
+const SINGULAR_MIN_DEPTH: i32 = 6;
+/// The margin below the table's score, per ply of depth, that every other move must fail
+/// to reach for the table's move to count as singular (centi-men).
+const SINGULAR_MARGIN_PER_PLY: i32 = 2;
+
+/// Whether the search extends singular moves in variant `R`: measured in English only (an
+/// SPRT in docs/bench.md); the other variants keep the search they were measured with.
+const fn extends_singular_moves<R: Rules>() -> bool {
+    matches!(R::VARIANT, crate::rules::Variant::English)
+}
 
 /// A search cut short by `stop`, a node limit or the clock: the score it would have given is
 /// unknown, so every caller up to the root hands it on with `?` and no placeholder score can
@@ -217,6 +228,8 @@ pub(crate) struct Searcher<'a, R: Rules> {
     /// count is less than this plus `ply` was reached through a capture or a man move (see
     /// [`Searcher::stepped_since_root`]).
     root_reversible: u32,
+    /// The nominal depth of the iteration in progress: extensions stop at twice it.
+    root_depth: i32,
     /// The network's first-layer sums of the last position evaluated, when the evaluation
     /// in force is a network (English's built-in one or an `EvalFile`): the next evaluation
     /// updates them.
@@ -249,6 +262,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             root_improvement: None,
             probcut_nesting: 0,
             root_reversible: 0,
+            root_depth: 0,
             network_state: Box::default(),
             rules: std::marker::PhantomData,
         }
@@ -322,6 +336,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
         let first_depth = 1 + (self.thread_id % 2) as u32;
         'deepening: for depth in first_depth..=max_depth {
             self.root_improvement = None;
+            self.root_depth = depth as i32;
             for pv_index in 0..multipv {
                 self.seldepth = 0;
                 let previous = root_moves[pv_index].previous_score;
@@ -807,6 +822,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             }
         }
 
+        let singular_beta = self.singular_beta(tt_move.as_ref(), depth, ply);
         self.with_buffer(Self::order_pool, ply, |this, order| {
             let move_count = this.with_buffer(Self::list_pool, ply, |this, list| {
                 position.legal_moves_into(list);
@@ -832,6 +848,14 @@ impl<'a, R: Rules> Searcher<'a, R> {
             // A forced move costs no width: look one ply further (Scan does the same).
             let extension = i32::from(move_count == 1);
             order.sort_unstable_by_key(|entry| std::cmp::Reverse(entry.0));
+            // The table's move sorts first when it is legal here; a singular one is
+            // searched a ply deeper.
+            let first_extension = match singular_beta {
+                Some(singular_beta) if extension == 0 && order[0].0 == i32::MAX => i32::from(
+                    this.all_fail_low(position, &order[1..], singular_beta, depth, ply)?,
+                ),
+                _ => 0,
+            };
 
             let original_alpha = alpha;
             let mut best_score = -INFINITE;
@@ -871,7 +895,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
                     if index == 0 {
                         return Ok(-this.pvs(
                             &child,
-                            new_depth,
+                            new_depth + first_extension,
                             -beta,
                             -alpha,
                             ply + 1,
@@ -928,6 +952,62 @@ impl<'a, R: Rules> Searcher<'a, R> {
             );
             Ok(best_score)
         })
+    }
+
+    /// The bound of a singular-extension test at this node, or `None` when there is none to
+    /// make: singular extensions (Anantharaman, Campbell and Hsu, "Singular extensions:
+    /// adding selectivity to brute-force searching", Artificial Intelligence 43, 1990), in the
+    /// simplified form of today's chess engines. When the table holds a move whose score is
+    /// a lower bound (or exact) from a search at most three plies shallower, and every other
+    /// move fails low at half the depth against that score less a margin, the table's move
+    /// is the only good one and is searched a ply deeper. English is decided by long forced
+    /// lines (Cake and GuiNN extend them in their own ways), which this finds without rules
+    /// of its own.
+    fn singular_beta(
+        &self,
+        tt_move: Option<&super::tt::TtEntry>,
+        depth: i32,
+        ply: usize,
+    ) -> Option<i32> {
+        if !extends_singular_moves::<R>()
+            || depth < SINGULAR_MIN_DEPTH
+            || ply as i32 >= 2 * self.root_depth
+        {
+            return None;
+        }
+        let entry = tt_move?;
+        let score = score_from_tt(entry.score(), ply);
+        (entry.bound() != Bound::Upper && entry.depth() >= depth - 3 && score.abs() < WIN_BOUND)
+            .then(|| score - SINGULAR_MARGIN_PER_PLY * depth)
+    }
+
+    /// Whether every move of `others` fails low against `singular_beta` in a null-window
+    /// search at half of `depth` (the test of [`Searcher::singular_beta`]).
+    fn all_fail_low(
+        &mut self,
+        position: &Position<R>,
+        others: &[(i32, Move)],
+        singular_beta: i32,
+        depth: i32,
+        ply: usize,
+    ) -> Result<bool, Aborted> {
+        for &(_, mv) in others {
+            let child = position.play(&mv);
+            let score = self.on_path(position, &mv, &child, |this| {
+                Ok(-this.pvs(
+                    &child,
+                    (depth - 1) / 2,
+                    -singular_beta,
+                    -singular_beta + 1,
+                    ply + 1,
+                    false,
+                )?)
+            })?;
+            if score >= singular_beta {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// The move lists, one per ply.
