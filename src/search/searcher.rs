@@ -962,7 +962,9 @@ impl<'a, R: Rules> Searcher<'a, R> {
     /// move fails low at half the depth against that score less a margin, the table's move
     /// is the only good one and is searched a ply deeper. English is decided by long forced
     /// lines (Cake and GuiNN extend them in their own ways), which this finds without rules
-    /// of its own.
+    /// of its own. Scores from the endgame tables or past a won line take no test: the
+    /// tables and the progress measure steer those lines, and tests there only multiply
+    /// the tree.
     fn singular_beta(
         &self,
         tt_move: Option<&super::tt::TtEntry>,
@@ -977,7 +979,9 @@ impl<'a, R: Rules> Searcher<'a, R> {
         }
         let entry = tt_move?;
         let score = score_from_tt(entry.score(), ply);
-        (entry.bound() != Bound::Upper && entry.depth() >= depth - 3 && score.abs() < WIN_BOUND)
+        (entry.bound() != Bound::Upper
+            && entry.depth() >= depth - 3
+            && score.abs() < TABLE_WIN - TABLE_WIN_SPREAD)
             .then(|| score - SINGULAR_MARGIN_PER_PLY * depth)
     }
 
