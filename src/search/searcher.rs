@@ -822,7 +822,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             }
         }
 
-        let singular_beta = self.singular_beta(tt_move.as_ref(), depth, ply);
+        let singular_beta = self.singular_beta(position, tt_move.as_ref(), depth, ply);
         self.with_buffer(Self::order_pool, ply, |this, order| {
             let move_count = this.with_buffer(Self::list_pool, ply, |this, list| {
                 position.legal_moves_into(list);
@@ -962,11 +962,12 @@ impl<'a, R: Rules> Searcher<'a, R> {
     /// move fails low at half the depth against that score less a margin, the table's move
     /// is the only good one and is searched a ply deeper. English is decided by long forced
     /// lines (Cake and GuiNN extend them in their own ways), which this finds without rules
-    /// of its own. Scores from the endgame tables or past a won line take no test: the
-    /// tables and the progress measure steer those lines, and tests there only multiply
-    /// the tree.
+    /// of its own. Positions the endgame tables hold, and scores from the tables or past a
+    /// won line, take no test: the tables and the progress measure steer those lines, and
+    /// tests there only multiply the tree.
     fn singular_beta(
         &self,
+        position: &Position<R>,
         tt_move: Option<&super::tt::TtEntry>,
         depth: i32,
         ply: usize,
@@ -974,6 +975,15 @@ impl<'a, R: Rules> Searcher<'a, R> {
         if !extends_singular_moves::<R>()
             || depth < SINGULAR_MIN_DEPTH
             || ply as i32 >= 2 * self.root_depth
+        {
+            return None;
+        }
+        let pieces = position.occupied().count_ones() as usize;
+        if self
+            .shared
+            .egtb
+            .as_ref()
+            .is_some_and(|tables| pieces <= tables.max_pieces())
         {
             return None;
         }
