@@ -45,6 +45,15 @@ const SINGULAR_MARGIN_PER_PLY: i32 = 2;
 const fn extends_singular_moves<R: Rules>() -> bool {
     matches!(R::VARIANT, crate::rules::Variant::English)
 }
+/// From this depth on, a node whose table entry holds no move is searched a ply shallower
+/// (see [`Searcher::pvs`]).
+const NO_TABLE_MOVE_REDUCTION_MIN_DEPTH: i32 = 4;
+
+/// Whether the search reduces nodes without a table move in variant `R`: measured in English
+/// only (an SPRT in docs/bench.md), as [`extends_singular_moves`].
+const fn reduces_nodes_without_table_move<R: Rules>() -> bool {
+    matches!(R::VARIANT, crate::rules::Variant::English)
+}
 
 /// A search cut short by `stop`, a node limit or the clock: the score it would have given is
 /// unknown, so every caller up to the root hands it on with `?` and no placeholder score can
@@ -822,6 +831,18 @@ impl<'a, R: Rules> Searcher<'a, R> {
             }
         }
 
+        // Internal iterative reduction (what chess engines such as Stockfish do in place of
+        // internal iterative deepening): a node whose table entry holds no move has never
+        // been searched to a best move, so its ordering is blind; it is searched a ply
+        // shallower, and the next iteration finds it with a move to try first.
+        let depth = if reduces_nodes_without_table_move::<R>()
+            && depth >= NO_TABLE_MOVE_REDUCTION_MIN_DEPTH
+            && !tt_move.as_ref().is_some_and(|entry| entry.has_move())
+        {
+            depth - 1
+        } else {
+            depth
+        };
         let singular_beta = self.singular_beta(position, tt_move.as_ref(), depth, ply);
         self.with_buffer(Self::order_pool, ply, |this, order| {
             let move_count = this.with_buffer(Self::list_pool, ply, |this, list| {
