@@ -834,10 +834,12 @@ impl<'a, R: Rules> Searcher<'a, R> {
         // Internal iterative reduction (what chess engines such as Stockfish do in place of
         // internal iterative deepening): a node whose table entry holds no move has never
         // been searched to a best move, so its ordering is blind; it is searched a ply
-        // shallower, and the next iteration finds it with a move to try first.
+        // shallower, and the next iteration finds it with a move to try first. Not in
+        // positions the tables hold (see [`Searcher::held_by_tables`]).
         let depth = if reduces_nodes_without_table_move::<R>()
             && depth >= NO_TABLE_MOVE_REDUCTION_MIN_DEPTH
             && !tt_move.as_ref().is_some_and(|entry| entry.has_move())
+            && !self.held_by_tables(position)
         {
             depth - 1
         } else {
@@ -999,13 +1001,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
         {
             return None;
         }
-        let pieces = position.occupied().count_ones() as usize;
-        if self
-            .shared
-            .egtb
-            .as_ref()
-            .is_some_and(|tables| pieces <= tables.max_pieces())
-        {
+        if self.held_by_tables(position) {
             return None;
         }
         let entry = tt_move?;
@@ -1014,6 +1010,18 @@ impl<'a, R: Rules> Searcher<'a, R> {
             && entry.depth() >= depth - 3
             && score.abs() < TABLE_WIN - TABLE_WIN_SPREAD)
             .then(|| score - SINGULAR_MARGIN_PER_PLY * depth)
+    }
+
+    /// Whether the loaded endgame tables hold `position` (its piece count or fewer): the
+    /// singular test and the reduction without a table move leave such positions alone, since
+    /// the conversion of a win the tables know without a distance relies on every line of
+    /// the nominal depth being searched (docs/egtb.md).
+    fn held_by_tables(&self, position: &Position<R>) -> bool {
+        let pieces = position.occupied().count_ones() as usize;
+        self.shared
+            .egtb
+            .as_ref()
+            .is_some_and(|tables| pieces <= tables.max_pieces())
     }
 
     /// Whether every move of `others` fails low against `singular_beta` in a null-window
