@@ -45,6 +45,15 @@ const SINGULAR_MARGIN_PER_PLY: i32 = 2;
 const fn extends_singular_moves<R: Rules>() -> bool {
     matches!(R::VARIANT, crate::rules::Variant::English)
 }
+/// From this depth on, a node whose table entry holds no move is searched a ply shallower
+/// (see [`Searcher::pvs`]).
+const NO_TABLE_MOVE_REDUCTION_MIN_DEPTH: i32 = 4;
+
+/// Whether the search reduces nodes without a table move in variant `R`: measured in English
+/// only (an SPRT in docs/bench.md), as [`extends_singular_moves`].
+const fn reduces_nodes_without_table_move<R: Rules>() -> bool {
+    matches!(R::VARIANT, crate::rules::Variant::English)
+}
 
 /// A search cut short by `stop`, a node limit or the clock: the score it would have given is
 /// unknown, so every caller up to the root hands it on with `?` and no placeholder score can
@@ -822,6 +831,23 @@ impl<'a, R: Rules> Searcher<'a, R> {
             }
         }
 
+        // Internal iterative reduction (what chess engines such as Stockfish do in place of
+        // internal iterative deepening): a node whose table entry holds no move has never
+        // been searched to a best move, so its ordering is blind; it is searched a ply
+        // shallower, and the next iteration finds it with a move to try first. Only where
+        // the search is selective anyway (from 8 pieces, as LMR and ProbCut): below that it
+        // stays full width, so that a fixed depth finds exact distances to a win. Nor in
+        // positions the tables hold (see [`Searcher::held_by_tables`]).
+        let depth = if reduces_nodes_without_table_move::<R>()
+            && depth >= NO_TABLE_MOVE_REDUCTION_MIN_DEPTH
+            && selective
+            && !tt_move.as_ref().is_some_and(|entry| entry.has_move())
+            && !self.held_by_tables(position)
+        {
+            depth - 1
+        } else {
+            depth
+        };
         let singular_beta = self.singular_beta(position, tt_move.as_ref(), depth, ply);
         self.with_buffer(Self::order_pool, ply, |this, order| {
             let move_count = this.with_buffer(Self::list_pool, ply, |this, list| {
@@ -978,13 +1004,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
         {
             return None;
         }
-        let pieces = position.occupied().count_ones() as usize;
-        if self
-            .shared
-            .egtb
-            .as_ref()
-            .is_some_and(|tables| pieces <= tables.max_pieces())
-        {
+        if self.held_by_tables(position) {
             return None;
         }
         let entry = tt_move?;
@@ -993,6 +1013,18 @@ impl<'a, R: Rules> Searcher<'a, R> {
             && entry.depth() >= depth - 3
             && score.abs() < TABLE_WIN - TABLE_WIN_SPREAD)
             .then(|| score - SINGULAR_MARGIN_PER_PLY * depth)
+    }
+
+    /// Whether the loaded endgame tables hold `position` (its piece count or fewer): the
+    /// singular test and the reduction without a table move leave such positions alone, since
+    /// the conversion of a win the tables know without a distance relies on every line of
+    /// the nominal depth being searched (docs/egtb.md).
+    fn held_by_tables(&self, position: &Position<R>) -> bool {
+        let pieces = position.occupied().count_ones() as usize;
+        self.shared
+            .egtb
+            .as_ref()
+            .is_some_and(|tables| pieces <= tables.max_pieces())
     }
 
     /// Whether every move of `others` fails low against `singular_beta` in a null-window
