@@ -20,6 +20,10 @@ pub trait RouteSink {
     /// A complete route: the move it makes, its precedence key (higher must be preferred) and
     /// its path.
     fn route(&mut self, mv: Move, key: u32, path: RoutePath<'_>);
+
+    /// Whether the sink reads the routes' paths. One that does not (it lists or counts
+    /// moves) spares the search recording every jump; its paths are then empty.
+    const READS_PATH: bool = true;
 }
 
 /// The path of one capture route.
@@ -117,6 +121,8 @@ impl MoveList {
 }
 
 impl RouteSink for MoveList {
+    const READS_PATH: bool = false;
+
     #[inline]
     fn route(&mut self, mv: Move, key: u32, _path: RoutePath<'_>) {
         match self.best.rank(key) {
@@ -145,6 +151,8 @@ struct CaptureCounter<'a> {
 }
 
 impl RouteSink for CaptureCounter<'_> {
+    const READS_PATH: bool = false;
+
     #[inline]
     fn route(&mut self, mv: Move, key: u32, path: RoutePath<'_>) {
         let list = &mut *self.may_repeat;
@@ -198,14 +206,22 @@ struct CaptureSearch<'s, R: Rules, S: RouteSink> {
 impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
     #[inline(always)]
     fn push(&mut self, landing: Bitboard, taken: Bitboard) {
-        self.landings[self.depth] = landing.trailing_zeros() as u8;
-        self.taken[self.depth] = taken.trailing_zeros() as u8;
-        self.depth += 1;
+        if Self::RECORDS_PATH {
+            self.landings[self.depth] = landing.trailing_zeros() as u8;
+            self.taken[self.depth] = taken.trailing_zeros() as u8;
+            self.depth += 1;
+        }
     }
+
+    /// Whether the jumps are recorded: for a sink that reads the paths, and for the Italian
+    /// precedence key, which looks for the earliest king taken.
+    const RECORDS_PATH: bool = S::READS_PATH || matches!(R::PRECEDENCE, Precedence::Italian);
 
     #[inline(always)]
     fn pop(&mut self) {
-        self.depth -= 1;
+        if Self::RECORDS_PATH {
+            self.depth -= 1;
+        }
     }
 
     /// Reports the route that ends on `landing` (the last pushed jump).
@@ -245,6 +261,33 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
             taken: &self.taken[..self.depth],
         };
         self.sink.route(mv, key, path);
+    }
+
+    /// The jumps of a man on `at` whose every jump ends the capture: each landing is in the
+    /// direction's set of `landings` (see `Position::single_jump_landings`). The directions go
+    /// in the order of [`CaptureSearch::man_jumps`], so the routes come in the same order.
+    #[inline(always)]
+    fn single_jumps<const UP: bool>(&mut self, at: Bitboard, landings: &[Bitboard; 4]) {
+        if R::MEN_CAPTURE_BACKWARD || UP {
+            self.single_jump::<0>(at, landings);
+            self.single_jump::<1>(at, landings);
+        }
+        if R::MEN_CAPTURE_BACKWARD || !UP {
+            self.single_jump::<2>(at, landings);
+            self.single_jump::<3>(at, landings);
+        }
+    }
+
+    /// The single jump of a man on `at` in diagonal direction `DIR`, if it has one.
+    #[inline(always)]
+    fn single_jump<const DIR: u8>(&mut self, at: Bitboard, landings: &[Bitboard; 4]) {
+        let jumped = step_any::<R::Geometry>(at, DIR);
+        let landing = step_any::<R::Geometry>(jumped, DIR) & landings[DIR as usize];
+        if landing != 0 {
+            self.push(landing, jumped);
+            self.emit(landing, jumped, landing & self.promotion_row != 0);
+            self.pop();
+        }
     }
 
     /// Jumps of a man standing on `at` whose side moves up when `UP`; returns whether it
@@ -300,11 +343,32 @@ impl<R: Rules, S: RouteSink> CaptureSearch<'_, R, S> {
             if !self.king_jumps(landing, now_captured, reverse_any(DIR), true) {
                 self.emit(landing, now_captured, true);
             }
-        } else if !self.man_jumps::<UP>(landing, now_captured) {
+        } else if !(self.man_can_jump::<UP>(landing, now_captured)
+            && self.man_jumps::<UP>(landing, now_captured))
+        {
             self.emit(landing, now_captured, crowned);
         }
         self.pop();
         true
+    }
+
+    /// Whether a man on `at` has a jump, tested inline: most landings end the route, and
+    /// this spares them the call into [`CaptureSearch::man_jumps`].
+    #[inline(always)]
+    fn man_can_jump<const UP: bool>(&self, at: Bitboard, captured: Bitboard) -> bool {
+        let targets = self.man_targets & !captured;
+        let mut can = false;
+        each_man_capture_dir::<R, UP>(|dir| {
+            let jumped = R::Geometry::step(at, dir) & targets;
+            can |= R::Geometry::step(jumped, dir) & self.empty != 0;
+        });
+        if R::ORTHOGONAL_CAPTURES {
+            for line in 0..4 {
+                let jumped = R::Geometry::step_orthogonal(at, line) & targets;
+                can |= R::Geometry::step_orthogonal(jumped, line) & self.empty != 0;
+            }
+        }
+        can
     }
 
     /// Jumps of a king standing on `at` that may not go in direction `back` (the way it came:
@@ -569,27 +633,76 @@ fn each_man_capture_dir<R: Rules, const UP: bool>(f: impl FnMut(Dir)) {
 }
 
 impl<R: Rules> Position<R> {
-    /// Men of the side to move that have at least one jump available.
+    /// The opponent's pieces, its kings among them, and the pieces a man of the side to move
+    /// may jump (all of them, or the men alone where men may not take kings).
     #[inline(always)]
-    fn men_that_can_jump<const UP: bool>(
-        &self,
-        man_targets: Bitboard,
-        empty: Bitboard,
-    ) -> Bitboard {
-        let men = self.men(self.side_to_move());
-        let mut can = 0;
+    fn capture_targets(&self) -> (Bitboard, Bitboard, Bitboard) {
+        let them = self.pieces(self.side_to_move().opponent());
+        let opponent_kings = them & self.kings();
+        let man_targets = if R::MEN_CAPTURE_KINGS {
+            them
+        } else {
+            them & !opponent_kings
+        };
+        (them, opponent_kings, man_targets)
+    }
+
+    /// The squares from which a man of the side to move would have a jump on this board
+    /// (whether a man stands there or not): the men among them can capture, and a man landing
+    /// on one of them after a jump goes on capturing.
+    #[inline(always)]
+    fn man_jump_squares<const UP: bool>(man_targets: Bitboard, empty: Bitboard) -> Bitboard {
+        let mut squares = 0;
         each_man_capture_dir::<R, UP>(|dir| {
             let back = dir.reverse();
-            can |= R::Geometry::step(R::Geometry::step(empty, back) & man_targets, back);
+            squares |= R::Geometry::step(R::Geometry::step(empty, back) & man_targets, back);
         });
         if R::ORTHOGONAL_CAPTURES {
             for line in 0..4 {
                 let back = line ^ 1;
                 let target = R::Geometry::step_orthogonal(empty, back) & man_targets;
-                can |= R::Geometry::step_orthogonal(target, back);
+                squares |= R::Geometry::step_orthogonal(target, back);
             }
         }
-        can & men
+        squares
+    }
+
+    /// Where the single jumps of the `jumping` men land, by direction, and the men that need
+    /// the route search: those with a jump that goes on. A jump goes on when its landing
+    /// square is one of `jump_squares`: the only piece the man has jumped lies back the way
+    /// it came, behind it is the square it left, and `jump_squares` counts that square as
+    /// occupied, so no continuation is found over the piece already taken.
+    #[inline(always)]
+    fn single_jump_landings<const UP: bool>(
+        &self,
+        jumping: Bitboard,
+        man_targets: Bitboard,
+        empty: Bitboard,
+        jump_squares: Bitboard,
+    ) -> ([Bitboard; 4], Bitboard) {
+        let promotion_row = Self::promotion_row(self.side_to_move());
+        let mut landings = [0; 4];
+        let mut searched = 0;
+        each_man_capture_dir::<R, UP>(|dir| {
+            let back = dir.reverse();
+            let movers =
+                jumping & R::Geometry::step(R::Geometry::step(empty, back) & man_targets, back);
+            let landing = R::Geometry::step(R::Geometry::step(movers, dir), dir);
+            let mut goes_on = if R::MULTI_CAPTURE {
+                landing & jump_squares
+            } else {
+                0
+            };
+            if R::MULTI_CAPTURE
+                && R::MID_CAPTURE_PROMOTION == MidCapturePromotion::CrownedAndContinues
+            {
+                // Crowned on the way: whether it goes on is a king's question.
+                goes_on |= landing & promotion_row;
+            }
+            searched |= R::Geometry::step(R::Geometry::step(goes_on, back), back);
+            landings[dir as usize] = landing;
+        });
+        (landings, searched)
     }
 
     /// Feeds every complete capture route of the side to move into `sink`.
@@ -605,23 +718,30 @@ impl<R: Rules> Position<R> {
     #[inline(always)]
     fn generate_captures_for<const UP: bool, S: RouteSink>(&self, sink: &mut S) {
         let us = self.side_to_move();
-        let them = self.pieces(us.opponent());
-        let opponent_kings = them & self.kings();
-        let man_targets = if R::MEN_CAPTURE_KINGS {
-            them
-        } else {
-            them & !opponent_kings
-        };
+        let (them, opponent_kings, man_targets) = self.capture_targets();
         let empty = self.empty();
+        let jump_squares = if R::ROOK_MOVES {
+            0
+        } else {
+            Self::man_jump_squares::<UP>(man_targets, empty)
+        };
         let jumping_men = if R::ROOK_MOVES {
             self.men(us)
         } else {
-            self.men_that_can_jump::<UP>(man_targets, empty)
+            jump_squares & self.men(us)
         };
         let kings = self.kings_of(us);
         if jumping_men == 0 && kings == 0 {
             return;
         }
+        // Most captures by men are one jump: those are listed from whole-board shifts, and
+        // only the men with a jump that goes on search their routes.
+        let single_jumps = !R::ROOK_MOVES && !R::ORTHOGONAL_CAPTURES;
+        let (landings, searched_men) = if single_jumps && jumping_men != 0 {
+            self.single_jump_landings::<UP>(jumping_men, man_targets, empty, jump_squares)
+        } else {
+            ([0; 4], jumping_men)
+        };
         let mut search = CaptureSearch::<R, S> {
             man_targets,
             king_targets: them,
@@ -643,8 +763,10 @@ impl<R: Rules> Position<R> {
             search.empty = empty | at;
             if R::ROOK_MOVES {
                 search.rook_man_jumps::<UP>(at, 0);
-            } else {
+            } else if !single_jumps || searched_men & at != 0 {
                 search.man_jumps::<UP>(at, 0);
+            } else {
+                search.single_jumps::<UP>(at, &landings);
             }
         }
         for bit in Bits(kings) {
@@ -662,17 +784,24 @@ impl<R: Rules> Position<R> {
 
     /// Appends every non-capturing move of the side to move.
     pub fn generate_steps(&self, list: &mut MoveList) {
+        self.for_each_step(|mv| list.push_step(mv));
+    }
+
+    /// Calls `visit` with every non-capturing move of the side to move, in the order of
+    /// [`Position::generate_steps`], without listing them.
+    #[inline(always)]
+    pub fn for_each_step(&self, visit: impl FnMut(Move)) {
         if Self::moves_up(self.side_to_move()) {
-            self.generate_steps_for::<true>(list)
+            self.for_each_step_for::<true>(visit)
         } else {
-            self.generate_steps_for::<false>(list)
+            self.for_each_step_for::<false>(visit)
         }
     }
 
     #[inline(always)]
-    fn generate_steps_for<const UP: bool>(&self, list: &mut MoveList) {
+    fn for_each_step_for<const UP: bool>(&self, mut visit: impl FnMut(Move)) {
         if R::ROOK_MOVES {
-            return self.generate_rook_steps::<UP>(list);
+            return self.for_each_rook_step::<UP>(visit);
         }
         let us = self.side_to_move();
         let empty = self.empty();
@@ -682,7 +811,7 @@ impl<R: Rules> Position<R> {
             let back = dir.reverse();
             for to in Bits(R::Geometry::step(men, dir) & empty) {
                 let from = R::Geometry::step(1u64 << to, back).trailing_zeros();
-                list.push_step(Move {
+                visit(Move {
                     from: from as u8,
                     to: to as u8,
                     promotes: promotion_row & (1u64 << to) != 0,
@@ -694,7 +823,7 @@ impl<R: Rules> Position<R> {
             each_dir(|dir| {
                 let mut to = R::Geometry::step(1u64 << from, dir) & empty;
                 while to != 0 {
-                    list.push_step(Move {
+                    visit(Move {
                         from: from as u8,
                         to: to.trailing_zeros() as u8,
                         promotes: false,
@@ -740,7 +869,7 @@ impl<R: Rules> Position<R> {
 
     /// Turkish steps: men one square forward or sideways, kings any distance along a rank
     /// or file.
-    fn generate_rook_steps<const UP: bool>(&self, list: &mut MoveList) {
+    fn for_each_rook_step<const UP: bool>(&self, mut visit: impl FnMut(Move)) {
         let us = self.side_to_move();
         let empty = self.empty();
         let promotion_row = Self::promotion_row(us);
@@ -749,7 +878,7 @@ impl<R: Rules> Position<R> {
         for line in [forward, 2, 3] {
             for to in Bits(R::Geometry::step_rook(men, line) & empty) {
                 let from = R::Geometry::step_rook(1u64 << to, line ^ 1).trailing_zeros();
-                list.push_step(Move {
+                visit(Move {
                     from: from as u8,
                     to: to as u8,
                     promotes: promotion_row & (1u64 << to) != 0,
@@ -761,7 +890,7 @@ impl<R: Rules> Position<R> {
             for line in 0..4 {
                 let mut to = R::Geometry::step_rook(1u64 << from, line) & empty;
                 while to != 0 {
-                    list.push_step(Move {
+                    visit(Move {
                         from: from as u8,
                         to: to.trailing_zeros() as u8,
                         promotes: false,
@@ -773,7 +902,7 @@ impl<R: Rules> Position<R> {
         }
     }
 
-    /// The number of Turkish steps (see [`Position::generate_rook_steps`]).
+    /// The number of Turkish steps (see [`Position::for_each_step`]).
     fn count_rook_steps<const UP: bool>(&self) -> u64 {
         let us = self.side_to_move();
         let empty = self.empty();
@@ -810,9 +939,61 @@ impl<R: Rules> Position<R> {
         list
     }
 
+    /// The number of legal moves from whole-board shifts alone, when no route search is
+    /// needed: the side to move has no king, and each capture of its men is a single jump
+    /// with the same precedence key as the others (so each is one legal move). `None` when
+    /// a route search has to count.
+    #[inline(always)]
+    fn count_by_shifts<const UP: bool>(&self) -> Option<u64> {
+        if R::ROOK_MOVES || R::ORTHOGONAL_CAPTURES || !R::CAPTURE_COMPULSORY {
+            return None;
+        }
+        let us = self.side_to_move();
+        if self.kings_of(us) != 0 {
+            return None;
+        }
+        let (_, opponent_kings, man_targets) = self.capture_targets();
+        let empty = self.empty();
+        let jump_squares = Self::man_jump_squares::<UP>(man_targets, empty);
+        let jumping = jump_squares & self.men(us);
+        if jumping == 0 {
+            return Some(self.count_steps_for::<UP>());
+        }
+        // Under these rules a single jump's key depends on nothing but the piece count and
+        // the capturing piece (a man); under the others it depends on taking a king.
+        let same_keys = matches!(
+            R::PRECEDENCE,
+            Precedence::Free | Precedence::Majority | Precedence::KingFirst
+        ) || man_targets & opponent_kings == 0;
+        if !same_keys {
+            return None;
+        }
+        let (landings, searched) =
+            self.single_jump_landings::<UP>(jumping, man_targets, empty, jump_squares);
+        if searched != 0 {
+            return None;
+        }
+        Some(landings.iter().map(|set| u64::from(set.count_ones())).sum())
+    }
+
     /// The number of legal moves; `scratch` is working memory.
-    #[inline]
+    #[inline(always)]
     pub fn count_legal_moves(&self, scratch: &mut MoveList) -> u64 {
+        let by_shifts = if Self::moves_up(self.side_to_move()) {
+            self.count_by_shifts::<true>()
+        } else {
+            self.count_by_shifts::<false>()
+        };
+        match by_shifts {
+            Some(count) => count,
+            None => self.count_legal_moves_by_search(scratch),
+        }
+    }
+
+    /// [`Position::count_legal_moves`] when it takes the route search: kept out of line, so
+    /// that the shifts of the common case inline into the caller's loop.
+    #[inline(never)]
+    fn count_legal_moves_by_search(&self, scratch: &mut MoveList) -> u64 {
         scratch.clear();
         let mut counter = CaptureCounter {
             count: 0,
@@ -831,6 +1012,8 @@ impl<R: Rules> Position<R> {
     pub fn has_capture(&self) -> bool {
         struct Any(bool);
         impl RouteSink for Any {
+            const READS_PATH: bool = false;
+
             fn route(&mut self, _: Move, _: u32, _: RoutePath<'_>) {
                 self.0 = true;
             }

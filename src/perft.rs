@@ -21,16 +21,24 @@ fn perft_with<R: Rules>(position: &Position<R>, depth: u32, lists: &mut [MoveLis
     if depth == 1 {
         return position.count_legal_moves(list);
     }
-    position.legal_moves_into(list);
     let mut total = 0;
     if depth == 2 {
-        // The last two plies in one loop: no call per leaf parent.
+        // The last two plies in one loop: no call per leaf parent, and the steps are played
+        // as they are generated instead of being listed first.
         let scratch = &mut rest[0];
+        list.clear();
+        position.generate_captures(list);
         for mv in list.iter() {
             total += position.play_unhashed(mv).count_legal_moves(scratch);
         }
+        if list.is_empty() || !R::CAPTURE_COMPULSORY {
+            position.for_each_step(|mv| {
+                total += position.play_unhashed(&mv).count_legal_moves(scratch);
+            });
+        }
         return total;
     }
+    position.legal_moves_into(list);
     for mv in list.iter() {
         total += perft_with(&position.play_unhashed(mv), depth - 1, rest);
     }
