@@ -971,9 +971,76 @@ impl<R: Rules> Position<R> {
         let (landings, searched) =
             self.single_jump_landings::<UP>(jumping, man_targets, empty, jump_squares);
         if searched != 0 {
-            return None;
+            return Self::count_double_jumps::<UP>(&landings, man_targets, empty);
         }
         Some(landings.iter().map(|set| u64::from(set.count_ones())).sum())
+    }
+
+    /// The number of legal captures when some men's first jump goes on (see
+    /// [`Position::count_by_shifts`], whose conditions hold) but no route is longer than two
+    /// jumps; `None` when one is, or when a man crowned on the way goes on as a king.
+    ///
+    /// Up to three jumps a man's route needs no record of what it took: a jump can only meet
+    /// a piece it took, or land on a square it left, by going straight back, because no two
+    /// or three diagonal steps add up to nothing. So the second jump from each landing and
+    /// whether a third follows are whole-board shifts of the board as it stands, leaving out
+    /// the way back. Nor can two routes of two jumps make the same move (one start, one end,
+    /// the same two pieces), so each route is one move.
+    #[inline(always)]
+    fn count_double_jumps<const UP: bool>(
+        landings: &[Bitboard; 4],
+        man_targets: Bitboard,
+        empty: Bitboard,
+    ) -> Option<u64> {
+        if R::MID_CAPTURE_PROMOTION == MidCapturePromotion::CrownedAndContinues {
+            return None;
+        }
+        // The squares a man could jump from, by the direction of the jump.
+        let mut jump_from = [0; 4];
+        each_man_capture_dir::<R, UP>(|dir| {
+            let back = dir.reverse();
+            jump_from[dir as usize] =
+                R::Geometry::step(R::Geometry::step(empty, back) & man_targets, back);
+        });
+        let anywhere = jump_from.iter().fold(0, |all, &set| all | set);
+        let mut ending_at_one = 0;
+        let mut ending_at_two = 0;
+        let mut any_third = false;
+        each_man_capture_dir::<R, UP>(|first| {
+            // The square the man left is occupied on this board: the way back is shut.
+            let landing = landings[first as usize];
+            ending_at_one += u64::from((landing & !anywhere).count_ones());
+            let goes_on = landing & anywhere;
+            if goes_on == 0 {
+                return;
+            }
+            each_man_capture_dir::<R, UP>(|second| {
+                if second == first.reverse() {
+                    return;
+                }
+                let starts = goes_on & jump_from[second as usize];
+                let ends = R::Geometry::step(R::Geometry::step(starts, second), second);
+                // Jumping straight back over the second piece would land on the first
+                // landing, empty on this board: left out.
+                let back = second.reverse() as usize;
+                let third = jump_from
+                    .iter()
+                    .enumerate()
+                    .filter(|&(way, _)| way != back)
+                    .fold(0, |all, (_, &set)| all | set);
+                any_third |= ends & third != 0;
+                ending_at_two += u64::from(ends.count_ones());
+            });
+        });
+        if any_third {
+            return None;
+        }
+        Some(match R::PRECEDENCE {
+            // Every complete route is a move.
+            Precedence::Free | Precedence::KingFirst => ending_at_one + ending_at_two,
+            // Only the longest: there is a route of two, as some first jump goes on.
+            _ => ending_at_two,
+        })
     }
 
     /// The number of legal moves; `scratch` is working memory.

@@ -109,6 +109,16 @@ fn check_position<R: Rules>(position: &Position<R>) -> Result<(), TestCaseError>
         prop_assert!(seen.insert(key(mv)), "{:?} listed twice in {}", mv, fen);
     }
 
+    // The count that perft's leaves and the search use takes whole-board shortcuts where it
+    // can: it must agree with the list.
+    let mut scratch = damka::movegen::MoveList::new();
+    prop_assert_eq!(
+        position.count_legal_moves(&mut scratch),
+        legal.len() as u64,
+        "count of the legal moves in {}",
+        fen
+    );
+
     let captures: Vec<&Move> = legal.iter().filter(|m| m.is_capture()).collect();
     if R::CAPTURE_COMPULSORY && !captures.is_empty() {
         prop_assert_eq!(
