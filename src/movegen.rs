@@ -647,16 +647,25 @@ impl<R: Rules> Position<R> {
         (them, opponent_kings, man_targets)
     }
 
-    /// The squares from which a man of the side to move would have a jump on this board
-    /// (whether a man stands there or not): the men among them can capture, and a man landing
-    /// on one of them after a jump goes on capturing.
+    /// The squares from which a man of the side to move would have a diagonal jump on this
+    /// board (whether a man stands there or not), by the direction of the jump ([`Dir`]'s
+    /// index; empty for a direction its men do not capture in): the men among them can
+    /// capture, and a man landing on one of them after a jump goes on capturing.
     #[inline(always)]
-    fn man_jump_squares<const UP: bool>(man_targets: Bitboard, empty: Bitboard) -> Bitboard {
-        let mut squares = 0;
+    fn man_jump_sets<const UP: bool>(man_targets: Bitboard, empty: Bitboard) -> [Bitboard; 4] {
+        let mut sets = [0; 4];
         each_man_capture_dir::<R, UP>(|dir| {
             let back = dir.reverse();
-            squares |= R::Geometry::step(R::Geometry::step(empty, back) & man_targets, back);
+            sets[dir as usize] =
+                R::Geometry::step(R::Geometry::step(empty, back) & man_targets, back);
         });
+        sets
+    }
+
+    /// The squares of [`Position::man_jump_sets`] in any direction, orthogonal jumps included.
+    #[inline(always)]
+    fn man_jump_squares(sets: &[Bitboard; 4], man_targets: Bitboard, empty: Bitboard) -> Bitboard {
+        let mut squares = sets.iter().fold(0, |all, &set| all | set);
         if R::ORTHOGONAL_CAPTURES {
             for line in 0..4 {
                 let back = line ^ 1;
@@ -676,8 +685,7 @@ impl<R: Rules> Position<R> {
     fn single_jump_landings<const UP: bool>(
         &self,
         jumping: Bitboard,
-        man_targets: Bitboard,
-        empty: Bitboard,
+        jump_sets: &[Bitboard; 4],
         jump_squares: Bitboard,
     ) -> ([Bitboard; 4], Bitboard) {
         let promotion_row = Self::promotion_row(self.side_to_move());
@@ -685,8 +693,7 @@ impl<R: Rules> Position<R> {
         let mut searched = 0;
         each_man_capture_dir::<R, UP>(|dir| {
             let back = dir.reverse();
-            let movers =
-                jumping & R::Geometry::step(R::Geometry::step(empty, back) & man_targets, back);
+            let movers = jumping & jump_sets[dir as usize];
             let landing = R::Geometry::step(R::Geometry::step(movers, dir), dir);
             let mut goes_on = if R::MULTI_CAPTURE {
                 landing & jump_squares
@@ -720,10 +727,15 @@ impl<R: Rules> Position<R> {
         let us = self.side_to_move();
         let (them, opponent_kings, man_targets) = self.capture_targets();
         let empty = self.empty();
+        let jump_sets = if R::ROOK_MOVES {
+            [0; 4]
+        } else {
+            Self::man_jump_sets::<UP>(man_targets, empty)
+        };
         let jump_squares = if R::ROOK_MOVES {
             0
         } else {
-            Self::man_jump_squares::<UP>(man_targets, empty)
+            Self::man_jump_squares(&jump_sets, man_targets, empty)
         };
         let jumping_men = if R::ROOK_MOVES {
             self.men(us)
@@ -738,7 +750,7 @@ impl<R: Rules> Position<R> {
         // only the men with a jump that goes on search their routes.
         let single_jumps = !R::ROOK_MOVES && !R::ORTHOGONAL_CAPTURES;
         let (landings, searched_men) = if single_jumps && jumping_men != 0 {
-            self.single_jump_landings::<UP>(jumping_men, man_targets, empty, jump_squares)
+            self.single_jump_landings::<UP>(jumping_men, &jump_sets, jump_squares)
         } else {
             ([0; 4], jumping_men)
         };
@@ -954,7 +966,8 @@ impl<R: Rules> Position<R> {
         }
         let (_, opponent_kings, man_targets) = self.capture_targets();
         let empty = self.empty();
-        let jump_squares = Self::man_jump_squares::<UP>(man_targets, empty);
+        let jump_sets = Self::man_jump_sets::<UP>(man_targets, empty);
+        let jump_squares = Self::man_jump_squares(&jump_sets, man_targets, empty);
         let jumping = jump_squares & self.men(us);
         if jumping == 0 {
             return Some(self.count_steps_for::<UP>());
@@ -969,9 +982,9 @@ impl<R: Rules> Position<R> {
             return None;
         }
         let (landings, searched) =
-            self.single_jump_landings::<UP>(jumping, man_targets, empty, jump_squares);
+            self.single_jump_landings::<UP>(jumping, &jump_sets, jump_squares);
         if searched != 0 {
-            return Self::count_double_jumps::<UP>(&landings, man_targets, empty);
+            return Self::count_double_jumps::<UP>(&landings, &jump_sets, jump_squares);
         }
         Some(landings.iter().map(|set| u64::from(set.count_ones())).sum())
     }
@@ -989,20 +1002,12 @@ impl<R: Rules> Position<R> {
     #[inline(always)]
     fn count_double_jumps<const UP: bool>(
         landings: &[Bitboard; 4],
-        man_targets: Bitboard,
-        empty: Bitboard,
+        jump_from: &[Bitboard; 4],
+        anywhere: Bitboard,
     ) -> Option<u64> {
         if R::MID_CAPTURE_PROMOTION == MidCapturePromotion::CrownedAndContinues {
             return None;
         }
-        // The squares a man could jump from, by the direction of the jump.
-        let mut jump_from = [0; 4];
-        each_man_capture_dir::<R, UP>(|dir| {
-            let back = dir.reverse();
-            jump_from[dir as usize] =
-                R::Geometry::step(R::Geometry::step(empty, back) & man_targets, back);
-        });
-        let anywhere = jump_from.iter().fold(0, |all, &set| all | set);
         let mut ending_at_one = 0;
         let mut ending_at_two = 0;
         let mut any_third = false;
