@@ -632,6 +632,28 @@ fn each_man_capture_dir<R: Rules, const UP: bool>(f: impl FnMut(Dir)) {
     }
 }
 
+/// Calls `f` with each direction the opponent's men advance in, when the side to move moves
+/// up when `UP` (constants, see [`each_forward_dir`]).
+#[inline(always)]
+fn each_opponent_forward_dir<const UP: bool>(f: impl FnMut(Dir)) {
+    if UP {
+        each_forward_dir::<false>(f)
+    } else {
+        each_forward_dir::<true>(f)
+    }
+}
+
+/// Calls `f` with each direction the opponent's men capture in (see
+/// [`each_opponent_forward_dir`]).
+#[inline(always)]
+fn each_opponent_capture_dir<R: Rules, const UP: bool>(f: impl FnMut(Dir)) {
+    if R::MEN_CAPTURE_BACKWARD {
+        each_dir(f)
+    } else {
+        each_opponent_forward_dir::<UP>(f)
+    }
+}
+
 impl<R: Rules> Position<R> {
     /// The opponent's pieces, its kings among them, and the pieces a man of the side to move
     /// may jump (all of them, or the men alone where men may not take kings).
@@ -811,16 +833,26 @@ impl<R: Rules> Position<R> {
     }
 
     #[inline(always)]
-    fn for_each_step_for<const UP: bool>(&self, mut visit: impl FnMut(Move)) {
+    fn for_each_step_for<const UP: bool>(&self, visit: impl FnMut(Move)) {
+        let men = self.men(self.side_to_move());
+        self.for_each_step_of::<UP>([men, men], visit)
+    }
+
+    /// [`Position::for_each_step`] for the men of `movers` alone (`movers[i]` for the i-th
+    /// direction of [`each_forward_dir`]) and every king. Turkish steps ignore `movers`.
+    #[inline(always)]
+    fn for_each_step_of<const UP: bool>(&self, movers: [Bitboard; 2], mut visit: impl FnMut(Move)) {
         if R::ROOK_MOVES {
             return self.for_each_rook_step::<UP>(visit);
         }
         let us = self.side_to_move();
         let empty = self.empty();
         let promotion_row = Self::promotion_row(us);
-        let men = self.men(us);
+        let mut way = 0;
         each_forward_dir::<UP>(|dir| {
             let back = dir.reverse();
+            let men = movers[way];
+            way += 1;
             for to in Bits(R::Geometry::step(men, dir) & empty) {
                 let from = R::Geometry::step(1u64 << to, back).trailing_zeros();
                 visit(Move {
@@ -1078,6 +1110,107 @@ impl<R: Rules> Position<R> {
         } else {
             captures
         }
+    }
+
+    /// The number of legal replies summed over every non-capturing move of the side to move:
+    /// perft's last two plies below a node, for its steps. `scratch` is working memory.
+    ///
+    /// Most steps are counted without being played. When the opponent has no king and no
+    /// man of it could jump on this board, a step of one of our men from `s` to `t` gives it
+    /// a capture only by a jump over `t` or a jump that lands on `s` (every other jump would
+    /// exist on this board already). Without one, its replies are its men's steps: those of
+    /// this board, plus the men that can step into `s`, less those that could step into `t`.
+    /// So every such step is counted from whole-board sets, a direction at a time; only the
+    /// steps that give a capture or crown a man, and the kings' steps, are played.
+    #[inline]
+    pub fn count_replies_to_steps(&self, scratch: &mut MoveList) -> u64 {
+        if Self::moves_up(self.side_to_move()) {
+            self.count_replies_to_steps_for::<true>(scratch)
+        } else {
+            self.count_replies_to_steps_for::<false>(scratch)
+        }
+    }
+
+    #[inline(always)]
+    fn count_replies_to_steps_for<const UP: bool>(&self, scratch: &mut MoveList) -> u64 {
+        let (mut total, played) = self.replies_counted_by_shifts::<UP>();
+        self.for_each_step_of::<UP>(played, |mv| {
+            total += self.play_unhashed(&mv).count_legal_moves(scratch);
+        });
+        total
+    }
+
+    /// The replies to our men's steps that can be counted without playing them (see
+    /// [`Position::count_replies_to_steps`]), and the men whose steps must be played, by
+    /// direction as in [`Position::for_each_step_of`].
+    #[inline(always)]
+    fn replies_counted_by_shifts<const UP: bool>(&self) -> (u64, [Bitboard; 2]) {
+        let us = self.side_to_move();
+        let men = self.men(us);
+        let all_played = (0, [men, men]);
+        let them = us.opponent();
+        if R::ROOK_MOVES || R::ORTHOGONAL_CAPTURES || self.kings_of(them) != 0 {
+            return all_played;
+        }
+        let their_men = self.men(them);
+        let ours = self.pieces(us);
+        let targets = if R::MEN_CAPTURE_KINGS {
+            ours
+        } else {
+            ours & !self.kings()
+        };
+        let empty = self.empty();
+        // Their men's jumps on this board; the empty squares where a man of ours arriving
+        // would be jumped (their man on one side, an empty square on the other); the squares
+        // of ours that, emptied, would be a landing (a piece of ours and their man behind).
+        let mut jumps = 0;
+        let mut jumped_on_arrival = 0;
+        let mut landed_on_departure = 0;
+        each_opponent_capture_dir::<R, UP>(|dir| {
+            let back = dir.reverse();
+            let beyond_target = R::Geometry::step(R::Geometry::step(empty, back) & targets, back);
+            jumps |= beyond_target & their_men;
+            let their_next = R::Geometry::step(their_men, dir);
+            jumped_on_arrival |= their_next & R::Geometry::step(empty, back);
+            landed_on_departure |= R::Geometry::step(their_next & targets, dir);
+        });
+        if jumps != 0 {
+            return all_played;
+        }
+        // Where their men step to, whether the square is empty or not, by direction.
+        let mut their_steps = [0; 2];
+        let mut their_step_count = 0u64;
+        let mut way = 0;
+        each_opponent_forward_dir::<UP>(|dir| {
+            their_steps[way] = R::Geometry::step(their_men, dir);
+            their_step_count += u64::from((their_steps[way] & empty).count_ones());
+            way += 1;
+        });
+        let promotion_row = Self::promotion_row(us);
+        let mut gained = 0u64;
+        let mut lost = 0u64;
+        let mut played = [0; 2];
+        let mut way = 0;
+        each_forward_dir::<UP>(|dir| {
+            let back = dir.reverse();
+            let movers = men & R::Geometry::step(empty, back);
+            // Their man just beyond the arrival square jumps back over it onto the square
+            // the man left.
+            let jumped = jumped_on_arrival | R::Geometry::step(their_men, back);
+            let one_by_one =
+                movers & (R::Geometry::step(jumped | promotion_row, back) | landed_on_departure);
+            let counted = movers & !one_by_one;
+            let arrivals = R::Geometry::step(counted, dir);
+            gained += u64::from(counted.count_ones()) * their_step_count;
+            for steps in their_steps {
+                gained += u64::from((counted & steps).count_ones());
+                lost += u64::from((arrivals & steps).count_ones());
+            }
+            played[way] = one_by_one;
+            way += 1;
+        });
+        // Each counted step's replies are not negative, so neither is the sum.
+        (gained - lost, played)
     }
 
     /// True when the side to move has a capture available.

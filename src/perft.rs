@@ -23,8 +23,8 @@ fn perft_with<R: Rules>(position: &Position<R>, depth: u32, lists: &mut [MoveLis
     }
     let mut total = 0;
     if depth == 2 {
-        // The last two plies in one loop: no call per leaf parent, and the steps are played
-        // as they are generated instead of being listed first.
+        // The last two plies in one loop: no call per leaf parent, and most steps' replies
+        // counted without playing them.
         let scratch = &mut rest[0];
         list.clear();
         position.generate_captures(list);
@@ -32,9 +32,7 @@ fn perft_with<R: Rules>(position: &Position<R>, depth: u32, lists: &mut [MoveLis
             total += position.play_unhashed(mv).count_legal_moves(scratch);
         }
         if list.is_empty() || !R::CAPTURE_COMPULSORY {
-            position.for_each_step(|mv| {
-                total += position.play_unhashed(&mv).count_legal_moves(scratch);
-            });
+            total += position.count_replies_to_steps(scratch);
         }
         return total;
     }

@@ -118,6 +118,18 @@ fn check_position<R: Rules>(position: &Position<R>) -> Result<(), TestCaseError>
         "count of the legal moves in {}",
         fen
     );
+    // Perft's last two plies count most steps' replies from whole-board sets without playing
+    // the steps: the sum must equal playing every step and counting the replies.
+    let mut replies_by_playing = 0;
+    position.for_each_step(|mv| {
+        replies_by_playing += position.play(&mv).legal_moves().len() as u64;
+    });
+    prop_assert_eq!(
+        position.count_replies_to_steps(&mut scratch),
+        replies_by_playing,
+        "replies to the steps in {}",
+        fen
+    );
 
     let captures: Vec<&Move> = legal.iter().filter(|m| m.is_capture()).collect();
     if R::CAPTURE_COMPULSORY && !captures.is_empty() {
