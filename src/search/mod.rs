@@ -15,6 +15,7 @@
 
 mod env;
 pub mod score;
+mod score_cache;
 mod searcher;
 pub mod skill;
 mod threads;

@@ -8,6 +8,7 @@ use super::env::{Control, Env, GameContext};
 use super::score::{
     TABLE_PROGRESS, TABLE_WIN, TABLE_WIN_SPREAD, WIN, WIN_BOUND, score_from_tt, score_to_tt,
 };
+use super::score_cache::ScoreCache;
 use super::skill::Skill;
 use super::time::TimeBudget;
 use super::tt::{Bound, TranspositionTable};
@@ -27,6 +28,9 @@ pub const MAX_PLY: usize = 128;
 pub const DRAW: i32 = 0;
 /// Larger than any score.
 pub const INFINITE: i32 = WIN + 1;
+/// Entries of a search thread's network score cache (512 KiB): more measured no faster
+/// (docs/journal.md, "An evaluation cache for the network").
+const SCORE_CACHE_ENTRIES: usize = 1 << 16;
 /// ProbCut's margin per ply of depth, centi-men (Scan 2.0: 5 per ply on its scale of 100 a
 /// man).
 const PROBCUT_MARGIN_PER_PLY: i32 = 5;
@@ -243,6 +247,8 @@ pub(crate) struct Searcher<'a, R: Rules> {
     /// in force is a network (English's built-in one or an `EvalFile`): the next evaluation
     /// updates them.
     network_state: Box<crate::eval::network::NetworkState>,
+    /// Network scores of positions evaluated before (see [`Searcher::network_score`]).
+    score_cache: ScoreCache,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -273,6 +279,7 @@ impl<'a, R: Rules> Searcher<'a, R> {
             root_reversible: 0,
             root_depth: 0,
             network_state: Box::default(),
+            score_cache: ScoreCache::new(SCORE_CACHE_ENTRIES),
             rules: std::marker::PhantomData,
         }
     }
@@ -1117,15 +1124,35 @@ impl<'a, R: Rules> Searcher<'a, R> {
     fn evaluate(&mut self, position: &Position<R>) -> i32 {
         match &self.shared.weights {
             None => match crate::eval::defaults::network_for(R::VARIANT) {
-                Some(network) => network.evaluate_from(position, &mut self.network_state),
+                Some(network) => self.network_score(network, position),
                 None => evaluate(position),
             },
             Some(EvalSet {
                 network: Some(network),
                 ..
-            }) => network.evaluate_from(position, &mut self.network_state),
+            }) => self.network_score(network, position),
             Some(set) => set.evaluate(position),
         }
+    }
+
+    /// The network's score of `position`, from the cache when the position was evaluated
+    /// before. The network is most of the time of an English search and the quiescence
+    /// search meets the same leaves again by other move orders that the table does not see
+    /// (it is not probed at leaves); its scores are exact, so a hit changes nothing but the
+    /// time (docs/journal.md, "An evaluation cache for the network").
+    #[inline(always)]
+    fn network_score(
+        &mut self,
+        network: &crate::eval::network::Network,
+        position: &Position<R>,
+    ) -> i32 {
+        let hash = position.hash();
+        if let Some(score) = self.score_cache.get(hash) {
+            return score;
+        }
+        let score = network.evaluate_from(position, &mut self.network_state);
+        self.score_cache.put(hash, score);
+        score
     }
 
     fn order_score(&self, mv: &Move, tt_move: Option<&super::tt::TtEntry>) -> i32 {
