@@ -284,33 +284,37 @@ impl Network {
         self.logit_from(position, &mut state)
     }
 
-    /// The output for `position`, with the first layer's sums updated from those of the last
-    /// position `state` saw (the search evaluates positions one after another that differ by
-    /// a few pieces), or made afresh when too much changed.
+    /// The output for `position`, with the first layer's sums of the side to move's view
+    /// updated from those of the last position `state` saw in that view (the search
+    /// evaluates positions one after another that differ by a few pieces), or made afresh
+    /// when too much changed. Only the view the score is read from is brought up to date:
+    /// the other one catches up when it is next read, by the difference between its last
+    /// position and that one, which is never more work than following every position between.
     pub fn logit_from<R: Rules>(&self, position: &Position<R>, state: &mut NetworkState) -> f32 {
         let planes = planes_of(position);
+        let view = usize::from(position.side_to_move() == Color::Black);
+        let state = &mut state.views[view];
         let changes: u32 = planes
             .iter()
             .zip(&state.planes)
             .map(|(now, before)| (now ^ before).count_ones())
             .sum();
         if state.network != Some(self.checksum) || changes > REFRESH_CHANGES {
-            self.refresh::<R>(&planes, state);
+            self.refresh::<R>(view, &planes, state);
         } else {
             let previous = state.planes;
             for (plane, (&now, &before)) in planes.iter().zip(&previous).enumerate() {
                 for bit in Bits(before & !now) {
-                    self.update::<R, false>(state, plane, bit);
+                    self.update::<R, false>(view, &mut state.sums, plane, bit);
                 }
                 for bit in Bits(now & !before) {
-                    self.update::<R, true>(state, plane, bit);
+                    self.update::<R, true>(view, &mut state.sums, plane, bit);
                 }
             }
             state.planes = planes;
         }
-        let view = usize::from(position.side_to_move() == Color::Black);
         let mut activations = [0i16; HIDDEN];
-        for (activation, &sum) in activations.iter_mut().zip(&state.sums[view]) {
+        for (activation, &sum) in activations.iter_mut().zip(&state.sums) {
             *activation = (sum >> ACTIVATION_SHIFT).clamp(0, ACTIVATION_ONE);
         }
         let head = self.head(planes.iter().map(|plane| plane.count_ones()).sum());
@@ -324,12 +328,12 @@ impl Network {
         out as f32 * LAYER_UNIT + head.output_bias
     }
 
-    /// Makes both views' sums afresh from `planes`.
-    fn refresh<R: Rules>(&self, planes: &[Bitboard; 4], state: &mut NetworkState) {
-        state.sums = [self.first_bias, self.first_bias];
+    /// Makes the sums of `view` afresh from `planes`.
+    fn refresh<R: Rules>(&self, view: usize, planes: &[Bitboard; 4], state: &mut ViewState) {
+        state.sums = self.first_bias;
         for (plane, &set) in planes.iter().enumerate() {
             for bit in Bits(set) {
-                self.update::<R, true>(state, plane, bit);
+                self.update::<R, true>(view, &mut state.sums, plane, bit);
             }
         }
         state.planes = *planes;
@@ -337,19 +341,24 @@ impl Network {
     }
 
     /// Adds (or takes away) the piece of `plane` (white men, white kings, black men, black
-    /// kings) on `bit` to both views: White's reads it as it is, Black's with the colours
-    /// swapped and the board turned.
+    /// kings) on `bit` to the sums of `view`: White's (0) reads it as it is, Black's (1) with
+    /// the colours swapped and the board turned.
     #[inline(always)]
-    fn update<R: Rules, const ADD: bool>(&self, state: &mut NetworkState, plane: usize, bit: u32) {
+    fn update<R: Rules, const ADD: bool>(
+        &self,
+        view: usize,
+        sums: &mut [i16; HIDDEN],
+        plane: usize,
+        bit: u32,
+    ) {
         let square = usize::from(R::Geometry::SQUARE_OF[bit as usize]);
+        let row = if view == 0 {
+            &self.first[plane * 32 + square]
+        } else {
+            &self.first[(plane ^ 2) * 32 + 31 - square]
+        };
         // Each sum stays within `i16` (check_first_layer_bound), whatever the order.
-        let white_row = &self.first[plane * 32 + square];
-        let black_row = &self.first[(plane ^ 2) * 32 + 31 - square];
-        let [white, black] = &mut state.sums;
-        for (sum, weight) in white.iter_mut().zip(white_row) {
-            *sum = if ADD { *sum + weight } else { *sum - weight };
-        }
-        for (sum, weight) in black.iter_mut().zip(black_row) {
+        for (sum, weight) in sums.iter_mut().zip(row) {
             *sum = if ADD { *sum + weight } else { *sum - weight };
         }
     }
@@ -384,30 +393,41 @@ fn planes_of<R: Rules>(position: &Position<R>) -> [Bitboard; 4] {
     ]
 }
 
-/// The first layer's sums of the last position evaluated, for both views (White to move,
+/// The first layer's sums of the last position evaluated in each view (White to move,
 /// Black to move), kept by each search thread.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct NetworkState {
+    views: [ViewState; 2],
+}
+
+/// The sums of one view and the position they are of.
+#[derive(Clone)]
+struct ViewState {
     /// The checksum of the network whose sums these are, or `None` before the first: sums
     /// of another network (after `EvalFile` changed) are made afresh.
     network: Option<u64>,
     planes: [Bitboard; 4],
-    sums: [[i16; HIDDEN]; 2],
+    sums: [i16; HIDDEN],
 }
 
-impl Default for NetworkState {
+impl Default for ViewState {
     fn default() -> Self {
-        NetworkState {
+        ViewState {
             network: None,
             planes: [0; 4],
-            sums: [[0; HIDDEN]; 2],
+            sums: [0; HIDDEN],
         }
     }
 }
 
 impl std::fmt::Debug for NetworkState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "NetworkState(network {:?})", self.network)
+        let [white, black] = &self.views;
+        write!(
+            f,
+            "NetworkState(networks {:?}, {:?})",
+            white.network, black.network
+        )
     }
 }
 
@@ -587,12 +607,13 @@ mod tests {
         let positions = playout_positions::<English>(7, 40, 120);
         let mut updated = 0;
         for position in &positions {
+            let view = &state.views[usize::from(position.side_to_move() == Color::Black)];
             let changes: u32 = planes_of(position)
                 .iter()
-                .zip(&state.planes)
+                .zip(&view.planes)
                 .map(|(now, before)| (now ^ before).count_ones())
                 .sum();
-            updated += usize::from(state.network.is_some() && changes <= REFRESH_CHANGES);
+            updated += usize::from(view.network.is_some() && changes <= REFRESH_CHANGES);
             let logit = network.logit_from(position, &mut state);
             assert_eq!(
                 logit.to_bits(),
