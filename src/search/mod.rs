@@ -9,8 +9,8 @@
 //! where `plies` counts to the end of the game (the loser has no legal move); see
 //! [`score::WIN`].
 //!
-//! The files, each using only those before it: `score.rs`, `tt.rs`, `time.rs`, `skill.rs`,
-//! `env.rs`, `searcher.rs`, `threads.rs`; this file only declares them and names what the
+//! The files, each using only those before it: `score.rs`, `tt.rs`, `score_cache.rs`, `time.rs`,
+//! `skill.rs`, `env.rs`, `searcher.rs`, `threads.rs`; this file only declares them and names what the
 //! rest of the crate uses.
 
 mod env;

@@ -1,6 +1,8 @@
 //! A small cache of static scores by position hash, for evaluations that cost more than a
 //! lookup (English's network).
 
+use super::tt::prefetch_line;
+
 /// Scores of positions evaluated before, one entry an index: a tag (the hash's upper half),
 /// [`ScoreCache::FILLED`] and the score in the low 16 bits. A newer score replaces the entry's.
 pub(crate) struct ScoreCache {
@@ -32,6 +34,15 @@ impl ScoreCache {
         let entry = self.entries[self.index(hash)];
         (entry >> 32 == hash >> 32 && entry & Self::FILLED != 0)
             .then_some(i32::from(entry as u16 as i16))
+    }
+
+    /// Starts loading the entry of `hash` into the processor's cache (see
+    /// [`prefetch_line`]): the cache is larger than the second-level cache, so a lookup
+    /// made without it waits for the load (a tenth of an English search's time, measured
+    /// with `perf`), while a search knows a leaf's hash well before it evaluates the leaf.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, hash: u64) {
+        prefetch_line(&self.entries[self.index(hash)]);
     }
 
     /// Stores `score` (within `i16`) for `hash`.

@@ -249,6 +249,8 @@ pub(crate) struct Searcher<'a, R: Rules> {
     network_state: Box<crate::eval::network::NetworkState>,
     /// Network scores of positions evaluated before (see [`Searcher::network_score`]).
     score_cache: ScoreCache,
+    /// Whether the evaluation in force is a network, whose scores go through `score_cache`.
+    network_in_force: bool,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -280,6 +282,10 @@ impl<'a, R: Rules> Searcher<'a, R> {
             root_depth: 0,
             network_state: Box::default(),
             score_cache: ScoreCache::new(SCORE_CACHE_ENTRIES),
+            network_in_force: match &shared.weights {
+                None => crate::eval::defaults::network_for(R::VARIANT).is_some(),
+                Some(set) => set.network.is_some(),
+            },
             rules: std::marker::PhantomData,
         }
     }
@@ -897,18 +903,23 @@ impl<'a, R: Rules> Searcher<'a, R> {
             let new_depth = depth - 1 + extension;
             // Each child is made one move ahead and its table bucket prefetched, so that
             // the load runs while the move before it is searched (the child probes the
-            // table first thing; the horizon's capture resolution does not probe it).
-            let make = |mv: &Move| {
+            // table first thing). The horizon's capture resolution does not probe the table
+            // but evaluates: there the entry of its score in the network's cache is loaded.
+            let make = |this: &Self, mv: &Move| {
                 let child = position.play(mv);
                 if new_depth > 0 {
                     this.shared.tt.prefetch(child.hash());
+                } else if this.network_in_force {
+                    this.score_cache.prefetch(child.hash());
                 }
                 child
             };
-            let mut next_child = make(&order[0].1);
+            let mut next_child = make(this, &order[0].1);
             for (index, &(_, mv)) in order.iter().enumerate() {
                 let child = match order.get(index + 1) {
-                    Some((_, following)) => std::mem::replace(&mut next_child, make(following)),
+                    Some((_, following)) => {
+                        std::mem::replace(&mut next_child, make(this, following))
+                    }
                     None => next_child,
                 };
                 // Late move reductions as Scan 2.0 makes them: quiet moves (no capture, no
@@ -1104,6 +1115,9 @@ impl<'a, R: Rules> Searcher<'a, R> {
             let mut best = -INFINITE;
             for &mv in list.iter() {
                 let child = position.play(&mv);
+                if this.network_in_force {
+                    this.score_cache.prefetch(child.hash());
+                }
                 let score = -this.quiescence(&child, -beta, -alpha, ply + 1)?;
                 if score > best {
                     best = score;

@@ -279,6 +279,21 @@ fn advise_huge_pages(buckets: &mut Vec<Bucket>) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_buckets: &mut Vec<Bucket>) {}
 
+/// Starts loading the cache line of `target` without waiting for it (`prefetcht0`): a hint
+/// that changes no result, for data that a search reads soon after it knows where.
+#[inline(always)]
+pub(crate) fn prefetch_line<T>(target: &T) {
+    let address: *const T = target;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` only hints the cache; it reads nothing into the program, writes
+    // nothing and never faults, and `address` comes from a live reference anyway.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}
+
 impl TranspositionTable {
     /// A table of at most `mb` megabytes: the largest power-of-two number of 64-byte buckets
     /// that fits (at least one bucket, even for `mb == 0`), all empty.
@@ -379,17 +394,7 @@ impl TranspositionTable {
     /// (docs/journal.md, "Prefetching the bucket"). A hint only: it changes no result.
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        let bucket: *const Bucket = self.bucket(key);
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `prefetcht0` only hints the cache; it reads nothing into the program,
-        // writes nothing and never faults, and `bucket` points into the live table anyway.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                bucket.cast::<i8>(),
-            );
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = bucket;
+        prefetch_line(self.bucket(key));
     }
 
     /// The entry stored for `key`, if any. The full 64-bit key is checked, so a hit is for
