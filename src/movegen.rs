@@ -643,14 +643,14 @@ fn each_opponent_forward_dir<const UP: bool>(f: impl FnMut(Dir)) {
     }
 }
 
-/// Calls `f` with each direction the opponent's men capture in (see
-/// [`each_opponent_forward_dir`]).
+/// Calls `f` with each direction the opponent's men capture in: those of a side moving the
+/// other way (see [`each_opponent_forward_dir`]).
 #[inline(always)]
 fn each_opponent_capture_dir<R: Rules, const UP: bool>(f: impl FnMut(Dir)) {
-    if R::MEN_CAPTURE_BACKWARD {
-        each_dir(f)
+    if UP {
+        each_man_capture_dir::<R, false>(f)
     } else {
-        each_opponent_forward_dir::<UP>(f)
+        each_man_capture_dir::<R, true>(f)
     }
 }
 
