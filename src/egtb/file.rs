@@ -22,18 +22,20 @@
 //! (first byte 0) or as runs (first byte 1, then pairs of a value byte and a LEB128 run
 //! length), whichever is shorter. The index gives random access to any block; a value is
 //! found by decoding at most one block. The whole-file checksum guards a file read whole
-//! ([`SliceFile`]); the block checksums guard a block read alone ([`BlockFile`], the engine's
-//! reader, which never reads a whole file). Version 1 files (no block checksums) are still
-//! read: whole with their file checksum, block by block with the blocks' structure checked
-//! only (`damka egtb upgrade` rewrites them as version 2). A win/draw/loss file is version 3,
-//! which builds that read only versions 1 and 2 refuse by name instead of misreading its
-//! codes as distances; a distance file stays version 2.
+//! ([`SliceFile`]); the block checksums guard a block read alone ([`BlockFile`], the
+//! engine's reader, which never reads a whole file and sums a block the first time it
+//! reads it). Version 1 files (no block checksums) are still read: whole with their file
+//! checksum, block by block with the blocks' structure checked only (`damka egtb upgrade`
+//! rewrites them as version 2). A win/draw/loss file is version 3, which builds that read
+//! only versions 1 and 2 refuse by name instead of misreading its codes as distances; a
+//! distance file stays version 2.
 
 use super::{Material, ValueKind};
 use crate::rules::Variant;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 const MAGIC: &[u8; 8] = b"DAMKATB\0";
 /// The format version this build writes for a distance slice (it also reads version 1,
@@ -148,6 +150,9 @@ fn next_run(bytes: &[u8], at: &mut usize) -> Option<(u8, usize)> {
     }
 }
 
+/// The longest run [`decode_block`] writes with one fixed-size store.
+const SHORT_RUN: usize = 16;
+
 /// Decodes a block into `out` (cleared first); `None` when the block is malformed.
 fn decode_block(block: &[u8], expected: usize, out: &mut Vec<u8>) -> Option<()> {
     out.clear();
@@ -156,15 +161,26 @@ fn decode_block(block: &[u8], expected: usize, out: &mut Vec<u8>) -> Option<()> 
         0 => out.extend_from_slice(rest),
         1 => {
             // Filled in place: a block holds thousands of short runs, and growing the
-            // vector run by run cost more than reading the block.
-            out.resize(expected, 0);
+            // vector run by run cost more than reading the block. A short run is one
+            // fixed-size store of `SHORT_RUN` bytes (the next run writes over what passes
+            // its end, the slack past the block's end is cut off): a call to fill each
+            // run was a quarter of a block read's time.
+            out.resize(expected + SHORT_RUN, 0);
             let (mut filled, mut i) = (0, 0);
             while i < rest.len() {
                 let (value, length) = next_run(rest, &mut i)?;
                 let end = filled + length;
-                out.get_mut(filled..end)?.fill(value);
+                if end > expected {
+                    return None;
+                }
+                if length <= SHORT_RUN {
+                    out[filled..filled + SHORT_RUN].copy_from_slice(&[value; SHORT_RUN]);
+                } else {
+                    out[filled..end].fill(value);
+                }
                 filled = end;
             }
+            out.truncate(expected);
             return (filled == expected).then_some(());
         }
         _ => return None,
@@ -505,9 +521,17 @@ impl Layout {
         (self.positions as usize - block * self.block).min(self.block)
     }
 
-    /// Decodes a block's bytes into `out` after checking its checksum (version 2).
-    fn decode(&self, block: usize, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-        if let Some(sums) = &self.sums
+    /// Decodes a block's bytes into `out`, after checking its checksum (version 2) when
+    /// `check`.
+    fn decode(
+        &self,
+        block: usize,
+        bytes: &[u8],
+        out: &mut Vec<u8>,
+        check: bool,
+    ) -> Result<(), String> {
+        if check
+            && let Some(sums) = &self.sums
             && block_checksum(bytes) != sums[block]
         {
             return Err(format!(
@@ -617,7 +641,7 @@ impl SliceFile {
         let mut block_values = Vec::with_capacity(self.layout.block);
         for block in 0..self.layout.blocks {
             self.layout
-                .decode(block, self.block_bytes(block), &mut block_values)
+                .decode(block, self.block_bytes(block), &mut block_values, true)
                 .map_err(|reason| FileError {
                     path: path.to_path_buf(),
                     reason,
@@ -667,6 +691,10 @@ pub struct BlockFile {
     file: std::fs::File,
     layout: Layout,
     size: u64,
+    /// A bit per block: set once the block's checksum has matched. A block read again
+    /// (after the cache let it go) is not summed again: the sum was half of the decoding's
+    /// time, and the first read has already caught a corrupt block.
+    checked: Vec<AtomicU64>,
 }
 
 impl BlockFile {
@@ -687,11 +715,15 @@ impl BlockFile {
         let mut index = vec![0u8; index_len.min(size.saturating_sub(HEADER as u64) as usize)];
         read_exact_at(&file, &mut index, HEADER as u64).map_err(|e| fail(e.to_string()))?;
         layout.read_index(&index, size).map_err(fail)?;
+        let checked = (0..layout.blocks.div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
         Ok(BlockFile {
             path: path.to_path_buf(),
             file,
             layout,
             size,
+            checked,
         })
     }
 
@@ -734,7 +766,13 @@ impl BlockFile {
         let range = self.layout.block_range(block);
         raw.resize((range.end - range.start) as usize, 0);
         read_exact_at(&self.file, raw, range.start).map_err(|e| format!("block {block}: {e}"))?;
-        self.layout.decode(block, raw, out)
+        let (word, bit) = (&self.checked[block / 64], 1u64 << (block % 64));
+        let check = word.load(Ordering::Relaxed) & bit == 0;
+        self.layout.decode(block, raw, out, check)?;
+        if check {
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+        Ok(())
     }
 }
 
@@ -854,6 +892,11 @@ mod tests {
             .read_block(values.len().div_ceil(BLOCK) - 1, &mut raw, &mut out)
             .expect_err("the last block is damaged");
         assert!(error.contains("checksum"), "{error}");
+        // A block that failed is checked again when read again (only a clean one is not).
+        let error = file
+            .read_block(values.len().div_ceil(BLOCK) - 1, &mut raw, &mut out)
+            .expect_err("the last block is still damaged");
+        assert!(error.contains("checksum"), "{error}");
         // Whole, the same file is refused by its file checksum.
         let error = SliceFile::open(&path, Variant::English, m, n).expect_err("refused");
         assert!(error.reason.contains("checksum"), "{error}");
@@ -861,6 +904,26 @@ mod tests {
         let path = scratch_file("short.dtm", &bytes[..bytes.len() - 3]);
         let error = BlockFile::open(&path, Variant::English, m, n).expect_err("refused");
         assert!(error.reason.contains("truncated"), "{error}");
+    }
+
+    #[test]
+    fn runs_of_every_length_decode_exactly_and_overlong_runs_are_refused() {
+        // Runs of 1 to 40 values, around the short-run store's length, back to back.
+        let values: Vec<u8> = (1..=40usize)
+            .flat_map(|length| std::iter::repeat_n(length as u8, length))
+            .collect();
+        let mut coded = Vec::new();
+        encode_block(&values, &mut coded);
+        assert_eq!(coded[0], 1, "coded as runs");
+        let mut out = Vec::new();
+        assert_eq!(decode_block(&coded, values.len(), &mut out), Some(()));
+        assert_eq!(out, values);
+        // Fewer values expected than the runs hold: malformed, whatever the run's length.
+        for expected in [values.len() - 1, values.len() - 30, 3] {
+            assert_eq!(decode_block(&coded, expected, &mut out), None, "{expected}");
+        }
+        // More expected than the runs hold: malformed too.
+        assert_eq!(decode_block(&coded, values.len() + 1, &mut out), None);
     }
 
     #[test]
