@@ -18,9 +18,11 @@
 
 use super::file::{SliceFile, slice_path, write_blocks_atomically};
 use super::probe::{Slice, Tables};
-use super::units::UnitParts;
+use super::units::{UnitParts, flipped};
 pub use super::verify::{Verification, verify};
-use super::{Indexer, Material, Placement, Value, ValueKind, Walker, bits_of, family, turned};
+use super::{
+    Indexer, Material, Placement, Value, ValueKind, Walker, bits_of, family, squares_of, turned,
+};
 use crate::board::{Bitboard, Dir, Geometry};
 use crate::movegen::{MoveList, king_reach};
 use crate::position::Position;
@@ -384,14 +386,12 @@ impl Slot<'_> {
         }
     }
 
-    /// True when a placement of the slice lies in the part.
+    /// True when the position of slice index `index` lies in the part.
     #[inline]
-    fn contains(&self, p: &Placement) -> bool {
+    fn holds(&self, index: u64) -> bool {
         match &self.part {
             Part::Whole => true,
-            Part::Units { parts, slice, part } => parts
-                .local(*slice, *part, self.slice.indexer.index(p))
-                .is_some(),
+            Part::Units { parts, slice, part } => parts.local(*slice, *part, index).is_some(),
         }
     }
 
@@ -653,12 +653,9 @@ fn solve_part<R: Rules>(
         let state = &work[slot_number];
         let memory = codes[slot_number];
         let inside_part = &slots[twin(slot_number)];
-        // The men whose step forward may leave the part: none of a whole slice; in a part,
-        // every man (a step changes the unit, which may lie in a part solved before).
-        let leaving_men = match &slot.part {
-            Part::Whole => 0,
-            Part::Units { .. } => bits_of::<G<R>>((1u64 << G::<R>::SQUARES) - 1),
-        };
+        // A man's step may leave a part (it changes the men's placement, which may lie in a
+        // part solved before), never a whole slice.
+        let split = matches!(slot.part, Part::Units { .. });
         let starts: Vec<u64> = (0..size).step_by(CHUNK as usize).collect();
         // A position decided now joins the list of its pass; a lean solve lists none, and
         // only keeps the highest code given (its passes scan the values instead).
@@ -669,10 +666,63 @@ fn solve_part<R: Rules>(
                 out.push(noted(true, pass, list_entry(slot_number, p)));
             }
         };
+        // The codes of the twin slice, where every quiet move leads; a quiet move that
+        // leaves a part lands in a part solved before, whose values are final.
+        let twin_codes = codes[twin(slot_number)];
+        let twin_indexer = &inside_part.slice.indexer;
+        // A position's moves that lead out of the part, by what they are worth (see below).
+        #[derive(Default)]
+        struct Exits {
+            moves: u32,
+            quickest_loss: Option<u8>,
+            slowest_win: u8,
+            draw: bool,
+        }
+        impl Exits {
+            fn add(&mut self, kind: ValueKind, code: u8) {
+                self.moves += 1;
+                let code = if kind == ValueKind::WinDrawLoss {
+                    ValueKind::wdl_code(code)
+                } else {
+                    code
+                };
+                if code == 0 {
+                    self.draw = true;
+                } else if code % 2 == 1 {
+                    self.quickest_loss = Some(self.quickest_loss.map_or(code, |q| q.min(code)));
+                } else {
+                    self.slowest_win = self.slowest_win.max(code);
+                }
+            }
+        }
         let first = |&start: &u64, list: &mut MoveList, out: &mut Vec<u64>| {
             let end = (start + CHUNK).min(size);
             let mut highest = 0u8;
             let mut walker = PartWalker::new(slot, start);
+            // A position without a capture: `inside` moves stay in the part, `exits` leave
+            // it; the first pass from which it may be lost is noted, and when it is.
+            let quiet_position =
+                |l: usize, placement: &Placement, inside: u8, exits: &Exits, out: &mut Vec<u64>| {
+                    state.remaining[l].store(inside, Ordering::Relaxed);
+                    let need = if let Some(code) = exits.quickest_loss {
+                        out.push(noted(false, code, list_entry(slot_number, placement)));
+                        NEVER
+                    } else if exits.draw {
+                        NEVER
+                    } else {
+                        if exits.slowest_win > 0 {
+                            out.push(noted(
+                                false,
+                                exits.slowest_win,
+                                list_entry(slot_number, placement),
+                            ));
+                        }
+                        exits.slowest_win
+                    };
+                    if !lean {
+                        state.need[l].store(need, Ordering::Relaxed);
+                    }
+                };
             for local in start..end {
                 if local > start {
                     walker.advance();
@@ -685,21 +735,44 @@ fn solve_part<R: Rules>(
                 if capture {
                     slot.captures[index / 64].fetch_or(1 << (index % 64), Ordering::Relaxed);
                 }
-                let leaving = men & leaving_men;
-                let men_stay = (G::<R>::step(leaving, Dir::UpLeft)
-                    | G::<R>::step(leaving, Dir::UpRight))
-                    & empty
-                    == 0;
-                if !capture && men & next_to_crown == 0 && men_stay {
-                    // Quiet moves only, none crowning or leaving the part: all stay in it.
-                    let moves = (G::<R>::step(men, Dir::UpLeft) & empty).count_ones()
-                        + (G::<R>::step(men, Dir::UpRight) & empty).count_ones()
-                        + king_reach::<R>(kings, empty);
-                    if moves == 0 {
+                if !capture && men & next_to_crown == 0 {
+                    // Quiet moves only, none crowning: king moves keep the men's placement,
+                    // so they stay in the part; a man's step stays in a whole slice, and in a
+                    // part when the placement it makes lies in the part (the child's index in
+                    // the twin slice says so, found from the placement without playing the
+                    // move), else its value is read from the part it lands in.
+                    let mut inside = king_reach::<R>(kings, empty);
+                    let mut exits = Exits::default();
+                    for dir in Dir::UP {
+                        let targets = G::<R>::step(men, dir) & empty;
+                        if !split {
+                            inside += targets.count_ones();
+                            continue;
+                        }
+                        for to in crate::board::Bits(targets) {
+                            let to = 1u64 << to;
+                            let moved = squares_of::<G<R>>(to | G::<R>::step(to, dir.reverse()));
+                            let child = flipped::<R>(&Placement {
+                                white_men: placement.white_men ^ moved,
+                                ..placement
+                            });
+                            let child_index = twin_indexer.index(&child);
+                            if inside_part.holds(child_index) {
+                                inside += 1;
+                            } else {
+                                exits.add(
+                                    kind,
+                                    twin_codes[child_index as usize].load(Ordering::Relaxed),
+                                );
+                            }
+                        }
+                    }
+                    if inside == 0 && exits.moves == 0 {
                         memory[index].store(1, Ordering::Relaxed);
                         decided_now(out, &mut highest, 0, &placement);
+                        continue;
                     }
-                    state.remaining[l].store(moves as u8, Ordering::Relaxed);
+                    quiet_position(l, &placement, inside as u8, &exits, out);
                     continue;
                 }
                 let position = placement.position::<R>();
@@ -710,37 +783,31 @@ fn solve_part<R: Rules>(
                     continue;
                 }
                 let mut inside = 0u8;
-                let mut quickest_loss: Option<u8> = None;
-                let mut slowest_win = 0u8;
-                let mut draw = false;
+                let mut exits = Exits::default();
                 for mv in list.iter() {
                     let quiet = !mv.is_capture() && !mv.promotes;
-                    if quiet && men_stay {
+                    if quiet && !split {
                         inside += 1;
                         continue;
                     }
                     let child = position.play(mv);
-                    if quiet && inside_part.contains(&Placement::of(&child)) {
-                        inside += 1;
-                        continue;
-                    }
-                    let mut code = tables.code(&child).unwrap_or(0);
-                    if kind == ValueKind::WinDrawLoss {
-                        code = ValueKind::wdl_code(code);
-                    }
-                    if code == 0 {
-                        draw = true;
-                    } else if code % 2 == 1 {
-                        quickest_loss = Some(quickest_loss.map_or(code, |q| q.min(code)));
+                    let code = if quiet {
+                        let child_index = twin_indexer.index(&Placement::of(&child));
+                        if inside_part.holds(child_index) {
+                            inside += 1;
+                            continue;
+                        }
+                        twin_codes[child_index as usize].load(Ordering::Relaxed)
                     } else {
-                        slowest_win = slowest_win.max(code);
-                    }
+                        tables.code(&child).unwrap_or(0)
+                    };
+                    exits.add(kind, code);
                 }
                 if capture {
                     // Every move leaves the part: the value is known now.
-                    let pass = match quickest_loss {
+                    let pass = match exits.quickest_loss {
                         Some(code) => Some(code),
-                        None if !draw => Some(slowest_win),
+                        None if !exits.draw => Some(exits.slowest_win),
                         None => None,
                     };
                     if let Some(pass) = pass {
@@ -753,23 +820,7 @@ fn solve_part<R: Rules>(
                     !lean,
                     "a position of a pair without men has a quiet move out"
                 );
-                state.remaining[l].store(inside, Ordering::Relaxed);
-                let need = if let Some(code) = quickest_loss {
-                    out.push(noted(false, code, list_entry(slot_number, &placement)));
-                    NEVER
-                } else if draw {
-                    NEVER
-                } else {
-                    if slowest_win > 0 {
-                        out.push(noted(
-                            false,
-                            slowest_win,
-                            list_entry(slot_number, &placement),
-                        ));
-                    }
-                    slowest_win
-                };
-                state.need[l].store(need, Ordering::Relaxed);
+                quiet_position(l, &placement, inside, &exits, out);
             }
             highest_first.fetch_max(highest, Ordering::Relaxed);
         };
