@@ -18,7 +18,7 @@
 
 use super::file::{SliceFile, slice_path, write_blocks_atomically};
 use super::probe::{Slice, Tables};
-use super::units::{UnitParts, flipped};
+use super::units::{UnitParts, distance, flipped};
 pub use super::verify::{Verification, verify};
 use super::{
     Indexer, Material, Placement, Value, ValueKind, Walker, bits_of, family, squares_of, turned,
@@ -179,8 +179,15 @@ fn bitboards<R: Rules>(p: &Placement) -> (Bitboard, Bitboard, Bitboard, Bitboard
 /// back along a diagonal over empty squares; positions where that move was not legal (a
 /// capture was pending) are left out. Every quiet move into `child` is found exactly once,
 /// which the counts of [`solve_part`] rely on. Works on bitboards: no position is built.
+///
+/// Without `men_back`, only the kings' moves are taken back (the caller knows that every
+/// position a man's step leads from lies elsewhere).
 #[inline]
-fn for_each_predecessor<R: Rules>(child: &Placement, mut f: impl FnMut(&Placement)) {
+fn for_each_predecessor<R: Rules>(
+    child: &Placement,
+    men_back: bool,
+    mut f: impl FnMut(&Placement),
+) {
     use crate::board::Bits;
     type G<R> = <R as Rules>::Geometry;
     let n = G::<R>::SQUARES;
@@ -219,7 +226,7 @@ fn for_each_predecessor<R: Rules>(child: &Placement, mut f: impl FnMut(&Placemen
         f(&parent);
     };
     // Black's men move down: back is up.
-    for bit in Bits(black_men) {
+    for bit in Bits(if men_back { black_men } else { 0 }) {
         let at = 1u64 << bit;
         for dir in Dir::UP {
             let from = G::<R>::step(at, dir);
@@ -883,7 +890,16 @@ fn solve_part<R: Rules>(
                 for &decided in batch {
                     let (slot, child) = open(decided);
                     let parent = twin(slot);
-                    for_each_predecessor::<R>(&child, |placement| {
+                    // Taking a man's step back adds one to the distance of the men's
+                    // placement: from a position at its part's largest distance, that
+                    // leads to a part solved later.
+                    let men_back = match &slots[parent].part {
+                        Part::Whole => true,
+                        Part::Units { parts, part, .. } => {
+                            distance::<R>(&child) < parts.top_distance(*part)
+                        }
+                    };
+                    for_each_predecessor::<R>(&child, men_back, |placement| {
                         // A predecessor outside the part (its men further from their
                         // crowning rows) is solved later, with this position among its
                         // known successors.

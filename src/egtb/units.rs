@@ -69,6 +69,9 @@ pub struct UnitParts {
     /// Positions of one unit: the placements of the kings, the same in both slices.
     unit_size: u64,
     slices: Vec<SliceUnits>,
+    /// The largest distance of each part's units: a man's step taken back adds one to the
+    /// distance, so from a unit of this distance it always leads to a later part.
+    top_distance: Vec<u32>,
 }
 
 impl UnitParts {
@@ -94,7 +97,8 @@ impl UnitParts {
             .collect();
         order.sort_unstable();
         let (mut part, mut filled) = (0u32, 0u64);
-        for (_, unit) in order {
+        let mut top_distance = Vec::new();
+        for (distance, unit) in order {
             let unit = unit as usize;
             if part_of[0][unit] != u32::MAX {
                 // A slice that is its own twin: given its part with its twin unit.
@@ -113,6 +117,9 @@ impl UnitParts {
             part_of[0][unit] = part;
             part_of[twin_slice][twin] = part;
             filled += positions;
+            // The units come in order of distance: the part's last is its largest.
+            top_distance.truncate(part as usize);
+            top_distance.push(distance);
         }
         let parts = if units == 0 { 0 } else { part as usize + 1 };
         let slices = part_of
@@ -143,7 +150,17 @@ impl UnitParts {
                 }
             })
             .collect();
-        UnitParts { unit_size, slices }
+        UnitParts {
+            unit_size,
+            slices,
+            top_distance,
+        }
+    }
+
+    /// The largest distance ([`distance`]) of the units of part `part`: a man's step taken
+    /// back from a position of this distance or more leads out of the part.
+    pub fn top_distance(&self, part: usize) -> u32 {
+        self.top_distance[part]
     }
 
     /// The parts, in the order they are solved.
