@@ -726,7 +726,9 @@ fn solve_part<R: Rules>(
                         }
                         exits.slowest_win
                     };
-                    if !lean {
+                    // 0, the value every position starts with, needs no store (nor has a
+                    // lean solve anywhere to put it).
+                    if need != 0 {
                         state.need[l].store(need, Ordering::Relaxed);
                     }
                 };

@@ -118,8 +118,11 @@ impl UnitParts {
             part_of[twin_slice][twin] = part;
             filled += positions;
             // The units come in order of distance: the part's last is its largest.
-            top_distance.truncate(part as usize);
-            top_distance.push(distance);
+            if top_distance.len() == part as usize {
+                top_distance.push(distance);
+            } else {
+                top_distance[part as usize] = distance;
+            }
         }
         let parts = if units == 0 { 0 } else { part as usize + 1 };
         let slices = part_of
