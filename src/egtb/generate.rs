@@ -1323,13 +1323,11 @@ fn save_part<R: Rules>(
     label: &str,
 ) -> Result<(), String> {
     for slot in slots {
-        if matches!(slot.part, Part::Whole) {
+        let Part::Units { parts, slice, part } = slot.part else {
             continue;
-        }
+        };
         let material = slot.slice.indexer.material();
         let memory = slot.slice.memory();
-        let mut walker = PartWalker::new(slot, 0);
-        let mut started = false;
         let path = part_path(dir, family, material, label, kind);
         write_blocks_atomically(
             &path,
@@ -1338,13 +1336,14 @@ fn save_part<R: Rules>(
             slot.size(),
             ValueKind::Distance,
             |range, out| {
-                for local in range {
-                    if started {
-                        walker.advance();
-                    }
-                    started = true;
-                    let index = walker.whole_index(local as u64);
-                    out.push(memory[index].load(Ordering::Relaxed));
+                // Unit by unit: each is a run of the slice.
+                let mut local = range.start as u64;
+                while local < range.end as u64 {
+                    let (index, run) = parts.run(slice, part, local);
+                    let run = run.min(range.end as u64 - local);
+                    let values = &memory[index as usize..(index + run) as usize];
+                    out.extend(values.iter().map(|code| code.load(Ordering::Relaxed)));
+                    local += run;
                 }
             },
         )

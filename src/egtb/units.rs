@@ -200,6 +200,17 @@ impl UnitParts {
         u64::from(unit) * self.unit_size + local % self.unit_size
     }
 
+    /// The slice index of the part's index `local` and how many positions from there on
+    /// follow it in both (the rest of its unit): a run of the part that is a run of the
+    /// slice, so that copying a part's values needs no index a position.
+    #[inline]
+    pub fn run(&self, slice: usize, part: usize, local: u64) -> (u64, u64) {
+        (
+            self.whole(slice, part, local),
+            self.unit_size - local % self.unit_size,
+        )
+    }
+
     /// Bytes the tables of the parts of a pair take at most (see [`UnitParts::new`]): three
     /// 4-byte entries a unit of each slice, and 8 bytes a unit of the first slice while its
     /// units are sorted.
@@ -235,9 +246,17 @@ mod tests {
             assert!(size > 0, "{material}: part {part} is empty");
             largest = largest.max(size);
             for slice in 0..pair.len() {
-                for local in 0..parts.size(slice, part) {
+                let size = parts.size(slice, part);
+                for local in 0..size {
                     let index = parts.whole(slice, part, local);
                     assert_eq!(parts.local(slice, part, index), Some(local), "{material}");
+                    // A run goes on in the slice as in the part.
+                    let (start, run) = parts.run(slice, part, local);
+                    assert_eq!(start, index, "{material}");
+                    assert!(run >= 1, "{material}");
+                    if run > 1 && local + 1 < size {
+                        assert_eq!(parts.whole(slice, part, local + 1), index + 1);
+                    }
                 }
             }
         }
