@@ -808,6 +808,47 @@ fn tables_read_on_demand_agree_with_tables_loaded_whole() {
     );
 }
 
+/// The check finds a stored value its successors contradict: a won position of three
+/// pieces (no capture pending) made a draw in memory is counted and named by its FEN, as
+/// are at most the ten first of all the mismatches.
+#[test]
+fn verify_names_a_value_its_successors_contradict() {
+    use std::sync::atomic::Ordering;
+    let dir = english_tables("verify-catches");
+    let (tables, errors) = Tables::open::<English>(&dir);
+    assert!(errors.is_empty(), "{errors:?}");
+    let clean = verify::<English>(&tables, 2, &mut NoProgress);
+    assert_eq!(clean.mismatch_count, 0, "{:?}", clean.mismatches);
+    let slice = tables
+        .slices()
+        .find(|s| s.indexer.material().name() == "wm1wk1bm0bk1")
+        .expect("the slice");
+    let (index, position) = (0..slice.indexer.size())
+        .map(|i| (i, slice.indexer.placement(i).position::<English>()))
+        .find(|(i, position)| {
+            // A win's code is even, not 0 (Value::code).
+            let code = slice.memory()[*i as usize].load(Ordering::Relaxed);
+            !position.has_capture() && code != 0 && code % 2 == 0
+        })
+        .expect("a won position without a capture");
+    slice.memory()[index as usize].store(0, Ordering::Relaxed);
+    let found = verify::<English>(&tables, 2, &mut NoProgress);
+    let fen = write_fen(&position);
+    assert!(found.mismatch_count >= 1);
+    assert_eq!(found.mismatches.len() as u64, found.mismatch_count.min(10));
+    assert!(
+        found
+            .mismatches
+            .iter()
+            .any(|line| line.starts_with(&format!("{fen} stored draw"))),
+        "{fen}: {:?}",
+        found.mismatches
+    );
+    // Every position is still counted once, as a win, draw or loss.
+    assert_eq!(found.positions, clean.positions);
+    assert_eq!(found.wins + 1, clean.wins);
+}
+
 /// The check of a directory (`damka egtb verify`) within a memory bound finds what the
 /// check of every slice loaded whole finds, with the pairs that do not fit read on demand;
 /// it records each slice, so a resumed check skips what it found clean and checks again a

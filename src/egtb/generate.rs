@@ -75,25 +75,43 @@ pub struct Report {
     pub lean: usize,
 }
 
-/// Runs `work(index)` for every index below `size` on `threads` threads.
-pub(super) fn parallel(size: u64, threads: usize, work: &(dyn Fn(u64, &mut MoveList) + Sync)) {
+/// Runs `work` on every placement of `indexer`'s slice with its index, on `threads`
+/// threads, each walking chunks of consecutive indexes (one unranking a chunk, a colex step
+/// a position) with a state of its own, made by `Default`; the threads' states are returned.
+pub(super) fn parallel_walk<S: Default + Send>(
+    indexer: &Indexer,
+    threads: usize,
+    work: &(dyn Fn(u64, &Placement, &mut S) + Sync),
+) -> Vec<S> {
+    let size = indexer.size();
     let next = AtomicU64::new(0);
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| {
-                let mut list = MoveList::new();
-                loop {
-                    let start = next.fetch_add(CHUNK, Ordering::Relaxed);
-                    if start >= size {
-                        break;
+        let handles: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut state = S::default();
+                    loop {
+                        let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+                        if start >= size {
+                            break;
+                        }
+                        let mut walker = Walker::new(indexer, start);
+                        for index in start..(start + CHUNK).min(size) {
+                            if index > start {
+                                walker.advance();
+                            }
+                            work(index, walker.placement(), &mut state);
+                        }
                     }
-                    for index in start..(start + CHUNK).min(size) {
-                        work(index, &mut list);
-                    }
-                }
-            });
-        }
-    });
+                    state
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a walking thread"))
+            .collect()
+    })
 }
 
 /// True when the side to move has a capture: some piece has a first jump (a man over an

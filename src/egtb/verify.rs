@@ -10,17 +10,16 @@
 
 use super::file::{slice_path, stored_checksum};
 use super::generate::{
-    Progress, cache_within, evict, fill_captures, pairs_of, parallel, resident_bytes,
+    Progress, cache_within, can_capture, evict, fill_captures, pairs_of, parallel_walk,
+    resident_bytes,
 };
 use super::probe::{Slice, Tables};
-use super::{Indexer, Material, Value, family};
-use crate::movegen::MoveList;
+use super::{Indexer, Material, Placement, Value, family};
 use crate::rules::Rules;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Mismatches a verification names (the others are only counted).
@@ -83,78 +82,56 @@ pub fn verify<R: Rules>(
     found
 }
 
-/// Checks every position of one slice of `tables` (see [`verify`]).
+/// Checks every position of one slice of `tables` (see [`verify`]), each thread counting
+/// in a [`Verification`] of its own (counters shared by the threads would move between the
+/// cores at every position).
 fn check_slice<R: Rules>(tables: &Tables, slice: &Slice, threads: usize) -> Verification {
-    let counts = [
-        AtomicU64::new(0),
-        AtomicU64::new(0),
-        AtomicU64::new(0),
-        AtomicU64::new(0),
-        AtomicU64::new(0),
-    ];
     // A slice read from a file has no value of its own for a position with a capture
     // pending (the file holds its neighbour's; a lookup derives it, or the loader filled
     // it in from the successors): such positions are counted, not checked.
     let from_file = slice.file_size > 0 || !slice.captures_stored;
-    let mismatches = std::sync::Mutex::new(Vec::new());
-    let name = |list: &std::sync::Mutex<Vec<String>>, line: String| {
-        let mut list = list.lock().expect("no thread panics holding it");
-        if list.len() < NAMED {
-            list.push(line);
-        }
-    };
-    let work = |index: u64, _: &mut MoveList| {
-        let position = slice.indexer.placement(index).position::<R>();
-        if from_file && position.has_capture() {
-            counts[4].fetch_add(1, Ordering::Relaxed);
+    let work = |index: u64, placement: &Placement, found: &mut Verification| {
+        let position = placement.position::<R>();
+        if from_file && can_capture(&position) {
+            found.derived += 1;
             return;
         }
+        let mut name = |line: String| {
+            found.mismatch_count += 1;
+            if found.mismatches.len() < NAMED {
+                found.mismatches.push(line);
+            }
+        };
         let Some(code) = tables.code_at(slice, index) else {
-            counts[3].fetch_add(1, Ordering::Relaxed);
             let material = slice.indexer.material();
-            name(
-                &mismatches,
-                format!("{material}: index {index} cannot be read"),
-            );
+            name(format!("{material}: index {index} cannot be read"));
             return;
         };
         let stored = slice.kind.value(code);
-        let which = match stored {
-            Value::Win(_) | Value::Won => 0,
-            Value::Draw => 1,
-            Value::Loss(_) | Value::Lost => 2,
-        };
-        counts[which].fetch_add(1, Ordering::Relaxed);
         // A win/draw/loss slice is checked as such: the successors' value without its
         // distance.
         let expected = tables
             .value_from_successors(&position)
             .and_then(|value| slice.kind.code(value));
         if expected != Some(code) {
-            counts[3].fetch_add(1, Ordering::Relaxed);
-            name(
-                &mismatches,
-                format!(
-                    "{} stored {stored}, successors give {:?}",
-                    crate::notation::fen::write_fen(&position),
-                    tables.value_from_successors(&position)
-                ),
-            );
+            name(format!(
+                "{} stored {stored}, successors give {:?}",
+                crate::notation::fen::write_fen(&position),
+                tables.value_from_successors(&position)
+            ));
         }
+        match stored {
+            Value::Win(_) | Value::Won => found.wins += 1,
+            Value::Draw => found.draws += 1,
+            Value::Loss(_) | Value::Lost => found.losses += 1,
+        }
+        found.positions += 1;
     };
-    parallel(slice.indexer.size(), threads, &work);
-    let [wins, draws, losses, bad, derived] = counts.map(|c| c.into_inner());
-    Verification {
-        positions: wins + draws + losses,
-        derived,
-        wins,
-        draws,
-        losses,
-        mismatches: mismatches
-            .into_inner()
-            .expect("no thread panics holding it"),
-        mismatch_count: bad,
+    let mut found = Verification::default();
+    for part in parallel_walk(&slice.indexer, threads, &work) {
+        found.add(part);
     }
+    found
 }
 
 /// The file in each family's folder where [`verify_dir`] records every slice it checked:
